@@ -1,0 +1,5 @@
+import type { CommandModule } from 'yargs';
+
+// Every subcommand of `virnucpro`, one module per file in this folder.
+// Add a command by importing it here and appending it to the list.
+export const commands: CommandModule<any, any>[] = [];

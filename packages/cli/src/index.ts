@@ -1,0 +1,2 @@
+export { main } from './main.js';
+export { ExitCode } from './exit-codes.js';
