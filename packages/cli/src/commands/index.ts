@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
+import { configCommand } from './config.js';
 
 // Every subcommand of `virnucpro`, one module per file in this folder.
 // Add a command by importing it here and appending it to the list.
-export const commands: CommandModule<any, any>[] = [];
+export const commands: CommandModule<any, any>[] = [configCommand];

@@ -1,0 +1,70 @@
+// The single table of `virnucpro predict` options. yargs flags, YAML config keys, validation and the
+// commented default config (`virnucpro config init`) are all generated from it, so they cannot drift.
+
+export const BACKENDS = ['auto', 'cpu', 'wasm', 'webgpu', 'tensorflow'] as const;
+export type BackendChoice = (typeof BACKENDS)[number];
+
+export type OptionKind = 'string' | 'path' | 'integer' | 'boolean' | 'choice' | 'list';
+
+export interface OptionSpec {
+  /** Flag and YAML key (kebab-case). */
+  key: string;
+  kind: OptionKind;
+  description: string;
+  choices?: readonly (string | number)[];
+  /** Smallest allowed value for integers. */
+  min?: number;
+  /** Default value (undefined = no default; resolved later, e.g. from --model-type). */
+  default?: string | number | boolean | string[];
+  /** Not allowed in a config file (makes sense on the command line only). */
+  cliOnly?: boolean;
+}
+
+export const PREDICT_OPTIONS: readonly OptionSpec[] = [
+  { key: 'input', kind: 'path', description: 'input DNA FASTA file (plain or .gz); may be given as the positional argument instead' },
+  { key: 'out-dir', kind: 'path', description: 'output folder (created; refused if it holds results unless --force or --resume)' },
+  { key: 'model-type', kind: 'choice', choices: [300, 500], default: 500, description: 'which VirNucPro MLP to use; also sets --length and picks model files from --models-dir' },
+  { key: 'length', kind: 'choice', choices: [300, 500], description: 'chunk length in bp (default: the --model-type)' },
+  { key: 'models-dir', kind: 'path', description: 'folder filled by `virnucpro models download` (default: $VIRNUCPRO_MODELS_DIR or ~/.cache/virnucpro)' },
+  { key: 'esm', kind: 'path', description: 'ESM-2 model folder or file (default: the ESM-2 model in --models-dir)' },
+  { key: 'dnabert', kind: 'path', description: 'DNABERT-S model folder with tokenizer.json (default: DNABERT-S in --models-dir)' },
+  { key: 'mlp', kind: 'path', description: 'VirNucPro MLP (.pth or .safetensors; default: <model-type>_model.pth in --models-dir)' },
+  { key: 'backend', kind: 'choice', choices: BACKENDS, default: 'auto', description: 'compute backend for the embedding models' },
+  { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
+  { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = run in this process)' },
+  { key: 'token-budget', kind: 'integer', min: 16, default: 4096, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS)' },
+  { key: 'pack-window', kind: 'integer', min: 1, default: 2000, description: 'frames looked at together when packing batches (first-fit decreasing)' },
+  { key: 'checkpoint-every', kind: 'integer', min: 1, default: 10000, description: 'write a checkpoint shard every N embedded frames' },
+  { key: 'resume', kind: 'boolean', default: false, description: 'continue an interrupted run in --out-dir from its checkpoints' },
+  { key: 'force', kind: 'boolean', default: false, description: 'overwrite results already in --out-dir' },
+  { key: 'keep-intermediate', kind: 'boolean', default: false, description: 'also write the chunked, nucleotide and protein FASTA files' },
+  { key: 'quiet', kind: 'boolean', default: false, description: 'no progress output (errors still go to stderr)' },
+  { key: 'config', kind: 'path', cliOnly: true, description: 'YAML file with any of these options (command-line flags win)' },
+];
+
+/** Fully resolved predict options (after defaults, config file and flags). */
+export interface PredictOptions {
+  input: string;
+  outDir: string;
+  modelType: 300 | 500;
+  length: 300 | 500;
+  modelsDir: string;
+  esm?: string;
+  dnabert?: string;
+  mlp?: string;
+  backend: BackendChoice;
+  devices: string[];
+  workers: number;
+  tokenBudget: number;
+  packWindow: number;
+  checkpointEvery: number;
+  resume: boolean;
+  force: boolean;
+  keepIntermediate: boolean;
+  quiet: boolean;
+  config?: string;
+}
+
+export function camelCase(key: string): string {
+  return key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,156 @@
+import cliProgress from 'cli-progress';
+
+/** One pipeline stage being tracked (e.g. "embed", counting frames). */
+export interface StageProgress {
+  /** Adds `n` done units; `tokens` feeds the tokens/s rate. */
+  tick(n: number, tokens?: number): void;
+  /** Sets a total once it is known (streams often learn it late). */
+  setTotal(total: number): void;
+  finish(): void;
+}
+
+export interface ProgressReporter {
+  stage(name: string, options?: { total?: number; unit?: string }): StageProgress;
+  /** A message line that must not be torn by a redraw. */
+  log(message: string): void;
+  close(): void;
+}
+
+export interface ReporterOptions {
+  quiet?: boolean;
+  stream?: NodeJS.WriteStream | NodeJS.WritableStream;
+  /** Force plain lines even on a TTY (tests) or bars on a non-TTY. */
+  mode?: 'auto' | 'bars' | 'lines';
+  /** Seconds between plain progress lines. */
+  intervalSeconds?: number;
+  now?: () => number;
+}
+
+/** Picks bars on an interactive stderr, periodic plain lines otherwise, nothing with --quiet. */
+export function createProgressReporter(options: ReporterOptions = {}): ProgressReporter {
+  const stream = options.stream ?? process.stderr;
+  if (options.quiet) return new QuietReporter();
+  const isTty = Boolean((stream as NodeJS.WriteStream).isTTY);
+  const mode = options.mode && options.mode !== 'auto' ? options.mode : isTty ? 'bars' : 'lines';
+  return mode === 'bars' ? new BarReporter(stream as NodeJS.WriteStream) : new LineReporter(stream, options.intervalSeconds ?? 10, options.now ?? Date.now);
+}
+
+class QuietReporter implements ProgressReporter {
+  stage(): StageProgress {
+    return { tick() {}, setTotal() {}, finish() {} };
+  }
+  log(): void {}
+  close(): void {}
+}
+
+/** Shared rate/ETA arithmetic for both visible reporters. */
+class StageCounter {
+  done = 0;
+  tokens = 0;
+  total?: number;
+  readonly started: number;
+  constructor(readonly name: string, readonly unit: string, private readonly now: () => number, total?: number) {
+    this.started = now();
+    this.total = total;
+  }
+  get seconds(): number {
+    return Math.max((this.now() - this.started) / 1000, 1e-9);
+  }
+  describe(): string {
+    const s = this.seconds;
+    const rate = this.done / s;
+    const parts = [`${this.name}: ${this.done}${this.total !== undefined ? `/${this.total}` : ''} ${this.unit}`];
+    if (this.total) parts.push(`${((100 * this.done) / this.total).toFixed(1)}%`);
+    parts.push(`${rate.toFixed(1)} ${this.unit}/s`);
+    if (this.tokens) parts.push(`${Math.round(this.tokens / s)} tokens/s`);
+    if (this.total && rate > 0 && this.done < this.total) parts.push(`ETA ${formatDuration((this.total - this.done) / rate)}`);
+    parts.push(`elapsed ${formatDuration(s)}`);
+    return parts.join(', ');
+  }
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const r = s % 60;
+  return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(r).padStart(2, '0')}s` : `${r}s`;
+}
+
+class LineReporter implements ProgressReporter {
+  constructor(private readonly stream: NodeJS.WritableStream, private readonly intervalSeconds: number, private readonly now: () => number) {}
+  stage(name: string, options: { total?: number; unit?: string } = {}): StageProgress {
+    const counter = new StageCounter(name, options.unit ?? 'items', this.now, options.total);
+    let lastPrinted = counter.started;
+    const write = (line: string) => this.stream.write(`${line}\n`);
+    return {
+      tick: (n, tokens = 0) => {
+        counter.done += n;
+        counter.tokens += tokens;
+        if (this.now() - lastPrinted >= this.intervalSeconds * 1000) {
+          lastPrinted = this.now();
+          write(counter.describe());
+        }
+      },
+      setTotal: (total) => {
+        counter.total = total;
+      },
+      finish: () => write(`${counter.describe()} (done)`),
+    };
+  }
+  log(message: string): void {
+    this.stream.write(`${message}\n`);
+  }
+  close(): void {}
+}
+
+class BarReporter implements ProgressReporter {
+  private readonly multi: cliProgress.MultiBar;
+  constructor(stream: NodeJS.WriteStream) {
+    this.multi = new cliProgress.MultiBar(
+      {
+        stream,
+        format: '{stage} |{bar}| {value}/{total} {unit} | {rate} {unit}/s | {tokenRate} tok/s | ETA {eta_formatted}',
+        hideCursor: true,
+        clearOnComplete: false,
+        stopOnComplete: false,
+        etaBuffer: 50,
+        fps: 5,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+  }
+  stage(name: string, options: { total?: number; unit?: string } = {}): StageProgress {
+    const counter = new StageCounter(name, options.unit ?? 'items', Date.now, options.total);
+    const payload = () => ({
+      stage: name.padEnd(10),
+      unit: counter.unit,
+      rate: (counter.done / counter.seconds).toFixed(1),
+      tokenRate: Math.round(counter.tokens / counter.seconds),
+    });
+    const bar = this.multi.create(options.total ?? 0, 0, payload());
+    return {
+      tick: (n, tokens = 0) => {
+        counter.done += n;
+        counter.tokens += tokens;
+        if (counter.total === undefined || counter.done > counter.total) bar.setTotal(counter.done);
+        bar.update(counter.done, payload());
+      },
+      setTotal: (total) => {
+        counter.total = total;
+        bar.setTotal(total);
+      },
+      finish: () => {
+        if (counter.total === undefined) bar.setTotal(counter.done);
+        bar.update(counter.done, payload());
+        bar.stop();
+      },
+    };
+  }
+  log(message: string): void {
+    this.multi.log(`${message}\n`);
+  }
+  close(): void {
+    this.multi.stop();
+  }
+}

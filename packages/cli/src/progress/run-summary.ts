@@ -1,0 +1,102 @@
+/** What `run_summary.json` holds: the telemetry of one predict run. */
+export interface RunSummary {
+  version: 1;
+  tool: 'virnucpro-ts';
+  startedAt: string;
+  finishedAt: string;
+  status: 'complete' | 'interrupted' | 'failed';
+  input: string;
+  chunkLength: number;
+  models: { esm: string; dnabert: string; mlp: string };
+  backend: string;
+  devices: string[];
+  workers: number;
+  sequences: number;
+  chunks: number;
+  frames: number;
+  resumedSequences: number;
+  tokens: { esm: number; dnabert: number };
+  batches: number;
+  tokenBudget: number;
+  /** Σ tokens in batches / (batches · budget); 1 = every batch full. */
+  packingEfficiency: number;
+  stageSeconds: Record<string, number>;
+  totalSeconds: number;
+  sequencesPerSecond: number;
+  framesPerSecond: number;
+  tokensPerSecond: { esm: number; dnabert: number };
+}
+
+/** Accumulates counters and stage timings during a run and produces the RunSummary at the end. */
+export class RunSummaryBuilder {
+  private readonly startMs: number;
+  private readonly stageStart = new Map<string, number>();
+  private readonly stageSeconds: Record<string, number> = {};
+  sequences = 0;
+  chunks = 0;
+  frames = 0;
+  resumedSequences = 0;
+  esmTokens = 0;
+  dnabertTokens = 0;
+  batches = 0;
+  batchedTokens = 0;
+
+  constructor(
+    private readonly fixed: Pick<RunSummary, 'input' | 'chunkLength' | 'models' | 'backend' | 'devices' | 'workers' | 'tokenBudget'>,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startMs = now();
+  }
+
+  startStage(name: string): void {
+    this.stageStart.set(name, this.now());
+  }
+  endStage(name: string): void {
+    const start = this.stageStart.get(name);
+    if (start === undefined) return;
+    this.stageSeconds[name] = (this.stageSeconds[name] ?? 0) + (this.now() - start) / 1000;
+    this.stageStart.delete(name);
+  }
+  /** Runs `fn` timed as stage `name`. */
+  async time<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    this.startStage(name);
+    try {
+      return await fn();
+    } finally {
+      this.endStage(name);
+    }
+  }
+  addBatch(tokens: number): void {
+    this.batches += 1;
+    this.batchedTokens += tokens;
+  }
+  setBackend(backend: string): void {
+    this.fixed.backend = backend;
+  }
+
+  build(status: RunSummary['status']): RunSummary {
+    for (const name of [...this.stageStart.keys()]) this.endStage(name);
+    const totalSeconds = (this.now() - this.startMs) / 1000;
+    const per = (x: number) => (totalSeconds > 0 ? x / totalSeconds : 0);
+    return {
+      version: 1,
+      tool: 'virnucpro-ts',
+      startedAt: new Date(this.startMs).toISOString(),
+      finishedAt: new Date(this.now()).toISOString(),
+      status,
+      ...this.fixed,
+      sequences: this.sequences,
+      chunks: this.chunks,
+      frames: this.frames,
+      resumedSequences: this.resumedSequences,
+      tokens: { esm: this.esmTokens, dnabert: this.dnabertTokens },
+      batches: this.batches,
+      packingEfficiency: this.batches ? this.batchedTokens / (this.batches * this.fixed.tokenBudget) : 0,
+      stageSeconds: this.stageSeconds,
+      totalSeconds,
+      sequencesPerSecond: per(this.sequences),
+      framesPerSecond: per(this.frames),
+      tokensPerSecond: { esm: per(this.esmTokens), dnabert: per(this.dnabertTokens) },
+    };
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { resolvePredictOptions } from '../src/config/resolve-predict-options.js';
+import { loadConfigFile } from '../src/config/load-config-file.js';
+import { defaultConfigYaml } from '../src/config/default-config.js';
+import { UsageError } from '../src/errors.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'vnp-config-'));
+});
+function writeConfig(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('predict options: defaults < config file < flags', () => {
+  it('applies defaults and derives --length from --model-type', () => {
+    const o = resolvePredictOptions({ input: 'in.fa', 'out-dir': 'out', 'model-type': '300' }, {});
+    expect(o.modelType).toBe(300);
+    expect(o.length).toBe(300);
+    expect(o.tokenBudget).toBe(4096);
+    expect(o.backend).toBe('auto');
+    expect(o.resume).toBe(false);
+    expect(o.devices).toEqual([]);
+    expect(o.modelsDir).toMatch(/\.cache[/\\]virnucpro$/);
+  });
+  it('lets the config file set values and flags override them', () => {
+    const cfg = writeConfig('a.yaml', 'token-budget: 8192\nbackend: wasm\ndevices: [0, 1]\nesm: models/esm\nout-dir: results\ninput: x.fa\n');
+    const o = resolvePredictOptions({ config: cfg, backend: 'cpu' }, {});
+    expect(o.tokenBudget).toBe(8192);
+    expect(o.backend).toBe('cpu');
+    expect(o.devices).toEqual(['0', '1']);
+    // relative paths in a config file are relative to the file's folder
+    expect(o.esm).toBe(join(dir, 'models/esm'));
+    expect(o.input).toBe(join(dir, 'x.fa'));
+  });
+  it('reads VIRNUCPRO_MODELS_DIR', () => {
+    const o = resolvePredictOptions({ input: 'a.fa', 'out-dir': 'o' }, { VIRNUCPRO_MODELS_DIR: '/models/here' });
+    expect(o.modelsDir).toBe('/models/here');
+  });
+  it('parses comma lists from flags', () => {
+    expect(resolvePredictOptions({ input: 'a', 'out-dir': 'o', devices: '0,2' }, {}).devices).toEqual(['0', '2']);
+  });
+});
+
+describe('predict options: clear errors', () => {
+  const bad = (flags: Record<string, unknown>) => () => resolvePredictOptions({ input: 'a.fa', 'out-dir': 'o', ...flags }, {});
+  it('names the flag and the expectation', () => {
+    expect(bad({ 'token-budget': 'lots' })).toThrow(/--token-budget: expected a whole number, got "lots"/);
+    expect(bad({ 'token-budget': '3' })).toThrow(/≥ 16/);
+    expect(bad({ 'model-type': '400' })).toThrow(/--model-type: expected one of 300, 500/);
+    expect(bad({ backend: 'cuda' })).toThrow(UsageError);
+  });
+  it('rejects contradictions and missing essentials', () => {
+    expect(bad({ resume: true, force: true })).toThrow(/--resume and --force/);
+    expect(bad({ length: '300' })).toThrow(/trained on 500 bp chunks/);
+    expect(() => resolvePredictOptions({ 'out-dir': 'o' }, {})).toThrow(/no input/);
+    expect(() => resolvePredictOptions({ input: 'a.fa' }, {})).toThrow(/--out-dir/);
+  });
+  it('names file and line for unknown keys, bad values and YAML syntax', () => {
+    const unknown = writeConfig('u.yaml', '# comment\nbackend: cpu\ntoken-budjet: 10\n');
+    expect(() => loadConfigFile(unknown)).toThrow(new RegExp(`u.yaml line 3: unknown option 'token-budjet'`));
+    const wrong = writeConfig('w.yaml', 'workers: two\n');
+    expect(() => loadConfigFile(wrong)).toThrow(/w.yaml line 1 \(workers\): expected a whole number, got "two"/);
+    const broken = writeConfig('b.yaml', 'backend: cpu\n  workers: [1\n');
+    expect(() => loadConfigFile(broken)).toThrow(/b.yaml line \d+: invalid YAML/);
+    expect(() => loadConfigFile(join(dir, 'missing.yaml'))).toThrow(/cannot read config file/);
+    const cliOnly = writeConfig('c.yaml', 'config: other.yaml\n');
+    expect(() => loadConfigFile(cliOnly)).toThrow(/unknown option 'config'/);
+  });
+});
+
+describe('config init template', () => {
+  it('is valid YAML whose values are the defaults and loads cleanly', () => {
+    const text = defaultConfigYaml();
+    const parsed = parse(text) as Record<string, unknown>;
+    expect(parsed['token-budget']).toBe(4096);
+    expect(parsed['model-type']).toBe(500);
+    expect(parsed.config).toBeUndefined();
+    const path = writeConfig('init.yaml', text);
+    expect(loadConfigFile(path).get('backend')?.value).toBe('auto');
+    expect(readFileSync(path, 'utf8')).toContain('# ESM-2 tokens per packed batch');
+  });
+});

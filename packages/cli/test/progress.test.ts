@@ -1,0 +1,69 @@
+import { describe, it, expect } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { createProgressReporter, formatDuration } from '../src/progress/progress-reporter.js';
+import { RunSummaryBuilder } from '../src/progress/run-summary.js';
+
+function capture() {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (d) => (text += d));
+  return { stream, text: () => text };
+}
+
+describe('progress reporter', () => {
+  it('prints periodic plain lines with rate and ETA when not a TTY', () => {
+    let t = 0;
+    const out = capture();
+    const r = createProgressReporter({ stream: out.stream, intervalSeconds: 10, now: () => t });
+    const s = r.stage('embed', { total: 100, unit: 'frames' });
+    t = 5000;
+    s.tick(10, 1000); // before the interval: silent
+    expect(out.text()).toBe('');
+    t = 10_000;
+    s.tick(10, 1000);
+    expect(out.text()).toBe('embed: 20/100 frames, 20.0%, 2.0 frames/s, 200 tokens/s, ETA 40s, elapsed 10s\n');
+    s.finish();
+    expect(out.text()).toMatch(/\(done\)\n$/);
+  });
+  it('prints nothing when quiet', () => {
+    const out = capture();
+    const r = createProgressReporter({ stream: out.stream, quiet: true });
+    const s = r.stage('x', { total: 1 });
+    s.tick(1);
+    s.finish();
+    r.log('hello');
+    expect(out.text()).toBe('');
+  });
+  it('formats durations', () => {
+    expect(formatDuration(59.4)).toBe('59s');
+    expect(formatDuration(61)).toBe('1m01s');
+    expect(formatDuration(3 * 3600 + 120)).toBe('3h02m');
+  });
+});
+
+describe('run summary', () => {
+  it('computes rates, stage times and packing efficiency', async () => {
+    let t = 1_000_000;
+    const b = new RunSummaryBuilder(
+      { input: 'a.fa', chunkLength: 500, models: { esm: 'e', dnabert: 'd', mlp: 'm' }, backend: 'cpu', devices: [], workers: 0, tokenBudget: 100 },
+      () => t,
+    );
+    b.startStage('embed');
+    t += 2000;
+    b.endStage('embed');
+    b.sequences = 4;
+    b.frames = 8;
+    b.esmTokens = 150;
+    b.addBatch(100);
+    b.addBatch(50);
+    t += 2000;
+    const s = b.build('complete');
+    expect(s.stageSeconds.embed).toBe(2);
+    expect(s.totalSeconds).toBe(4);
+    expect(s.sequencesPerSecond).toBe(1);
+    expect(s.tokensPerSecond.esm).toBe(37.5);
+    expect(s.batches).toBe(2);
+    expect(s.packingEfficiency).toBe(0.75);
+    expect(s.status).toBe('complete');
+  });
+});
