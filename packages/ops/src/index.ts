@@ -1,1 +1,11 @@
-export {};
+export { type BackendName, backendNames, isBackendName } from './backend-name.js';
+export { initBackend, type InitBackendOptions, type BackendAttempt } from './init-backend.js';
+export { resolveWasmDir, wasmDirEnvVar } from './wasm-paths.js';
+export { installNodeWebGpu } from './webgpu-setup.js';
+export { linear } from './linear.js';
+export { layerNorm } from './layer-norm.js';
+export { gelu } from './gelu.js';
+export { PackedLayout, packedLayout, maskedScore } from './packed-layout.js';
+export { packedAttention, type PackedAttentionOptions } from './packed-attention.js';
+export { segmentMean } from './segment-mean.js';
+export type { Embedder } from './embedder.js';

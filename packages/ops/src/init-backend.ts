@@ -1,0 +1,104 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { BackendName } from './backend-name.js';
+import { resolveWasmDir } from './wasm-paths.js';
+import { installNodeWebGpu } from './webgpu-setup.js';
+
+export interface BackendAttempt {
+  backend: BackendName;
+  ok: boolean;
+  /** Why this backend was not used (only when ok is false). */
+  reason?: string;
+}
+
+export interface InitBackendOptions {
+  /** Folder with the tfjs wasm binaries; default $VIRNUCPRO_TFJS_WASM_DIR or the installed package. */
+  wasmDir?: string;
+  /** Modules tried for the `tensorflow` backend, in order (tests override this). */
+  tensorflowModules?: string[];
+  /** Called for every backend tried, so callers can log why auto selection skipped one. */
+  onAttempt?: (attempt: BackendAttempt) => void;
+}
+
+const defaultTensorflowModules = ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node'];
+
+// Each loader registers its backend with tfjs-core (importing a backend package registers it) and
+// returns a reason string when it cannot be used.
+async function loadTensorflow(options: InitBackendOptions): Promise<void> {
+  const errors: string[] = [];
+  for (const name of options.tensorflowModules ?? defaultTensorflowModules) {
+    try {
+      await import(name);
+      if (tf.findBackendFactory('tensorflow')) return;
+      errors.push(`${name} loaded but registered no 'tensorflow' backend`);
+    } catch (error) {
+      errors.push(`${name}: ${firstLine(error)}`);
+    }
+  }
+  throw new Error(errors.join('; '));
+}
+
+async function loadWebGpu(): Promise<void> {
+  if (!(await installNodeWebGpu())) throw new Error('no WebGPU adapter found');
+  await import('@tensorflow/tfjs-backend-webgpu');
+}
+
+async function loadWasm(options: InitBackendOptions): Promise<void> {
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  // Node has no Blob-URL workers for the threaded build; the SIMD build runs single-threaded.
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  wasm.setWasmPaths(resolveWasmDir(options.wasmDir));
+}
+
+async function loadCpu(): Promise<void> {
+  await import('@tensorflow/tfjs-backend-cpu');
+}
+
+const loaders: Record<BackendName, (options: InitBackendOptions) => Promise<void>> = {
+  tensorflow: loadTensorflow,
+  webgpu: loadWebGpu,
+  wasm: loadWasm,
+  cpu: loadCpu,
+};
+
+const autoOrder: BackendName[] = ['tensorflow', 'webgpu', 'wasm', 'cpu'];
+
+async function tryBackend(name: BackendName, options: InitBackendOptions): Promise<string | undefined> {
+  try {
+    if (tf.getBackend() !== name || !tf.findBackend(name)) {
+      await loaders[name](options);
+      if (!(await tf.setBackend(name))) return `tf.setBackend('${name}') failed`;
+      await tf.ready();
+    }
+    return undefined;
+  } catch (error) {
+    return firstLine(error);
+  }
+}
+
+/**
+ * Selects and initialises a tfjs backend. `auto` tries tensorflow (tfjs-node-gpu, then tfjs-node),
+ * then webgpu (if an adapter exists), then wasm, then cpu, and returns the first that works.
+ * A named backend that cannot start throws an error saying why.
+ */
+export async function initBackend(
+  requested: BackendName | 'auto',
+  options: InitBackendOptions = {},
+): Promise<BackendName> {
+  // PROD: no debug checks or console banners (the cpu backend otherwise advertises tfjs-node).
+  tf.env().set('PROD', true);
+  const candidates = requested === 'auto' ? autoOrder : [requested];
+  const reasons: string[] = [];
+  for (const name of candidates) {
+    const reason = await tryBackend(name, options);
+    options.onAttempt?.({ backend: name, ok: reason === undefined, ...(reason ? { reason } : {}) });
+    if (reason === undefined) return name;
+    reasons.push(`${name}: ${reason}`);
+  }
+  throw new Error(`Cannot start tfjs backend '${requested}' (${reasons.join('; ')})`);
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : typeof error === 'object' && error && 'message' in error
+    ? String((error as { message: unknown }).message) : String(error);
+  return message.split('\n')[0];
+}

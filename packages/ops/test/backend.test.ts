@@ -1,0 +1,47 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { describe, expect, it } from 'vitest';
+import { initBackend, resolveWasmDir, type BackendAttempt } from '../src/index.js';
+
+describe('initBackend', () => {
+  it('auto falls back past an unloadable tensorflow backend and an absent GPU to a working backend', async () => {
+    const attempts: BackendAttempt[] = [];
+    const chosen = await initBackend('auto', {
+      tensorflowModules: ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node', 'virnucpro-no-such-module'],
+      onAttempt: (a) => attempts.push(a),
+    });
+    // No libtensorflow here: the first attempt must fail with a reason naming every module tried.
+    expect(attempts[0].backend).toBe('tensorflow');
+    expect(attempts[0].ok).toBe(false);
+    expect(attempts[0].reason).toMatch(/tfjs-node-gpu.*tfjs-node.*virnucpro-no-such-module/);
+    expect(attempts.at(-1)).toEqual({ backend: chosen, ok: true });
+    expect(['webgpu', 'wasm', 'cpu']).toContain(chosen);
+    expect(tf.getBackend()).toBe(chosen);
+    expect(Array.from(tf.add(tf.tensor1d([1, 2]), 1).dataSync())).toEqual([2, 3]);
+  });
+
+  it('a named backend that cannot start throws an error saying why', async () => {
+    await expect(initBackend('tensorflow', { tensorflowModules: ['virnucpro-no-such-module'] })).rejects.toThrow(
+      /Cannot start tfjs backend 'tensorflow'.*virnucpro-no-such-module/,
+    );
+  });
+
+  it('wasm binaries are found in the package, or where VIRNUCPRO_TFJS_WASM_DIR says', () => {
+    expect(resolveWasmDir()).toMatch(/tfjs-backend-wasm\/dist\/$/);
+    expect(() => resolveWasmDir('/nonexistent/wasm')).toThrow(/VIRNUCPRO_TFJS_WASM_DIR/);
+    const old = process.env.VIRNUCPRO_TFJS_WASM_DIR;
+    process.env.VIRNUCPRO_TFJS_WASM_DIR = '/nonexistent/env-wasm';
+    try {
+      expect(() => resolveWasmDir()).toThrow(/\/nonexistent\/env-wasm/);
+    } finally {
+      if (old === undefined) delete process.env.VIRNUCPRO_TFJS_WASM_DIR;
+      else process.env.VIRNUCPRO_TFJS_WASM_DIR = old;
+    }
+  });
+
+  it('switches between cpu and wasm', async () => {
+    expect(await initBackend('cpu')).toBe('cpu');
+    expect(tf.getBackend()).toBe('cpu');
+    expect(await initBackend('wasm')).toBe('wasm');
+    expect(tf.getBackend()).toBe('wasm');
+  });
+});
