@@ -1,1 +1,2 @@
-export {};
+export { BpeTokenizer } from './bpe-tokenizer.js';
+export { parseTokenizerJson, type BpeTokenizerSpec } from './tokenizer-json.js';

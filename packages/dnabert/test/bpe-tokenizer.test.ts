@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BpeTokenizer, parseTokenizerJson } from '../src/index.js';
+
+const dataDir = fileURLToPath(new URL('../../../test-data/dnabert/', import.meta.url));
+const tokenizerPath = `${dataDir}tokenizer.json`;
+const vectors = JSON.parse(readFileSync(`${dataDir}vectors.json`, 'utf8'));
+const tinyInputs = JSON.parse(readFileSync(`${dataDir}tiny/inputs.json`, 'utf8'));
+
+let tokenizer: BpeTokenizer;
+beforeAll(async () => {
+  tokenizer = await BpeTokenizer.fromFile(tokenizerPath);
+});
+
+describe('BpeTokenizer against Hugging Face tokenizers 0.23 (vectors.json)', () => {
+  const cases = Object.entries(vectors.res as Record<string, { ids: number[]; tokens: string[] }>);
+  it.each(cases)('%s', (sequence, expected) => {
+    const ids = tokenizer.encode(sequence);
+    expect([...ids]).toEqual(expected.ids);
+    expect(tokenizer.idsToTokens(ids)).toEqual(expected.tokens);
+    expect(tokenizer.tokenCount(sequence)).toBe(expected.ids.length);
+  });
+
+  it('the 500-bp random sequence', () => {
+    const { seq, ids, n_ids } = vectors.rand500_seed0_py_random;
+    expect(seq.length).toBe(500);
+    expect([...tokenizer.encode(seq)]).toEqual(ids);
+    expect(ids.length).toBe(n_ids);
+  });
+
+  it('the dnabert-tiny fixture sequences', () => {
+    tinyInputs.sequences.forEach((seq: string, i: number) => {
+      expect([...tokenizer.encode(seq)]).toEqual(tinyInputs.token_ids[i]);
+    });
+  });
+
+  it('ignores the stored Fixed-2000 padding and 2000 truncation', () => {
+    const json = JSON.parse(readFileSync(tokenizerPath, 'utf8'));
+    expect(json.padding.strategy.Fixed).toBe(2000);
+    expect(tokenizer.encode('GATTACA').length).toBe(4);
+    const long = 'ACGT'.repeat(3000); // > 2000 tokens would be truncated if truncation applied
+    expect(tokenizer.encode(long).length).toBeGreaterThan(2000);
+  });
+
+  it('special ids come from the template and vocab', () => {
+    expect(tokenizer.prefixIds).toEqual([1]);
+    expect(tokenizer.suffixIds).toEqual([2]);
+    expect(tokenizer.unkId).toBe(0);
+    expect(tokenizer.padId).toBe(3);
+  });
+});
+
+describe('BpeTokenizer agrees with @huggingface/tokenizers on random inputs', () => {
+  it('2000 random 1-600 char strings over ACGT, N, IUPAC, lower case, spaces, specials', () => {
+    const hf = new Tokenizer(JSON.parse(readFileSync(tokenizerPath, 'utf8')), {});
+    // Deterministic LCG so a failure is reproducible.
+    let state = 12345;
+    const rand = (n: number) => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) % n);
+    const alphabets = ['ACGT', 'ACGTACGTACGTN', 'ACGTRYKMSWacgtn -.[CLS][MASK]é'];
+    for (let k = 0; k < 2000; k++) {
+      const alphabet = alphabets[k % alphabets.length];
+      const len = 1 + rand(600);
+      let s = '';
+      for (let j = 0; j < len; j++) s += alphabet[rand(alphabet.length)];
+      const ours = [...tokenizer.encode(s)];
+      const theirs = hf.encode(s).ids;
+      if (ours.join() !== theirs.join()) expect({ s, ours }).toEqual({ s, ours: theirs });
+    }
+  });
+});
+
+describe('parseTokenizerJson', () => {
+  it('rejects a tokenizer it would not reproduce exactly', () => {
+    const json = JSON.parse(readFileSync(tokenizerPath, 'utf8'));
+    expect(() => parseTokenizerJson({ ...json, normalizer: { type: 'Lowercase' } }, 'x.json')).toThrow(/x\.json: .*normalizer/);
+    expect(() => parseTokenizerJson({ ...json, model: { ...json.model, type: 'WordPiece' } }, 'x.json')).toThrow(/BPE/);
+    expect(() => parseTokenizerJson({ ...json, model: { ...json.model, fuse_unk: true } }, 'x.json')).toThrow(/fuse_unk/);
+  });
+
+  it('accepts merges stored as [left, right] arrays (newer tokenizers)', () => {
+    const json = JSON.parse(readFileSync(tokenizerPath, 'utf8'));
+    json.model.merges = json.model.merges.map((m: string) => m.split(' '));
+    const t = new BpeTokenizer(parseTokenizerJson(json));
+    expect([...t.encode('GATTACA')]).toEqual([1, 260, 12, 2]);
+  });
+});
