@@ -1,0 +1,167 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { createServer, type Server, type IncomingMessage } from 'node:http';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { downloadModels } from '../src/download/download-models.js';
+import { IntegrityError } from '../src/download/download-file.js';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const bytes = (n: number, seed: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255));
+
+// The upstream layout: <repo>/resolve/main/<file> (Hugging Face) and <repo>/raw/main/<file> (GitHub).
+interface Served { body: Buffer; announceSha?: string; redirect?: boolean }
+const files = new Map<string, Served>();
+const requests: { url: string; range?: string }[] = [];
+/** URL → number of bytes to send before dropping the connection (once). */
+const dropAfter = new Map<string, number>();
+let server: Server;
+let base: string;
+
+function handle(req: IncomingMessage, res: import('node:http').ServerResponse) {
+  const url = req.url!;
+  requests.push({ url, range: req.headers.range });
+  if (url.startsWith('/cdn/')) return serveBody(files.get(url.slice(4))!, req, res, url.slice(4));
+  const f = files.get(url);
+  if (!f) {
+    res.writeHead(404).end('not found');
+    return;
+  }
+  if (f.redirect) {
+    // like the hub: the first hop carries the size and sha256, the content comes from a CDN
+    res.writeHead(302, { location: `/cdn${url}`, 'x-linked-size': String(f.body.length), 'x-linked-etag': `"${f.announceSha ?? sha(f.body)}"` }).end();
+    return;
+  }
+  serveBody(f, req, res, url);
+}
+function serveBody(f: Served, req: IncomingMessage, res: import('node:http').ServerResponse, key: string) {
+  let start = 0;
+  const m = req.headers.range?.match(/^bytes=(\d+)-$/);
+  if (m) start = Number(m[1]);
+  if (start >= f.body.length && m) {
+    res.writeHead(416, { 'content-range': `bytes */${f.body.length}` }).end();
+    return;
+  }
+  const headers: Record<string, string> = { 'content-length': String(f.body.length - start), 'accept-ranges': 'bytes' };
+  if (m) headers['content-range'] = `bytes ${start}-${f.body.length - 1}/${f.body.length}`;
+  res.writeHead(m ? 206 : 200, headers);
+  const cut = dropAfter.get(key);
+  if (cut !== undefined) {
+    dropAfter.delete(key);
+    // let the client take in the first bytes, then cut the connection mid-transfer
+    res.write(f.body.subarray(start, start + cut), () => setTimeout(() => res.destroy(), 150));
+    return;
+  }
+  res.end(f.body.subarray(start));
+}
+
+beforeAll(async () => {
+  server = createServer(handle);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+function publish() {
+  files.clear();
+  const esm = '/facebook/esm2_t6_8M_UR50D/resolve/main';
+  files.set(`${esm}/config.json`, { body: Buffer.from('{"hidden_size": 320}') });
+  // sharded safetensors: index + two shards behind CDN redirects
+  files.set(`${esm}/model.safetensors.index.json`, {
+    body: Buffer.from(JSON.stringify({ weight_map: { a: 'model-00001-of-00002.safetensors', b: 'model-00002-of-00002.safetensors', c: 'model-00001-of-00002.safetensors' } })),
+  });
+  files.set(`${esm}/model-00001-of-00002.safetensors`, { body: bytes(50_000, 1), redirect: true });
+  files.set(`${esm}/model-00002-of-00002.safetensors`, { body: bytes(30_000, 2), redirect: true });
+  const dn = '/zhihan1996/DNABERT-S/resolve/main';
+  files.set(`${dn}/config.json`, { body: Buffer.from('{"hidden_size": 768}') });
+  files.set(`${dn}/tokenizer.json`, { body: Buffer.from('{"model": {}}') });
+  files.set(`${dn}/pytorch_model.bin`, { body: bytes(120_000, 3), redirect: true }); // no safetensors: fallback
+  files.set('/Li-Jing-1997/VirNucPro/raw/main/300_model.pth', { body: bytes(7_000, 4) });
+  files.set('/Li-Jing-1997/VirNucPro/raw/main/500_model.pth', { body: bytes(7_000, 5) });
+}
+
+describe('models download from a local mirror', () => {
+  let dir: string;
+  beforeAll(() => {
+    publish();
+    dir = mkdtempSync(join(tmpdir(), 'vnp-models-'));
+  });
+  const run = (extra: Partial<Parameters<typeof downloadModels>[0]> = {}) =>
+    downloadModels({ modelsDir: dir, esmSize: '8M', hfBase: base, githubBase: base, knownFiles: {}, ...extra });
+
+  it('resumes an interrupted transfer with an HTTP Range request', async () => {
+    const key = '/zhihan1996/DNABERT-S/resolve/main/pytorch_model.bin';
+    dropAfter.set(key, 40_000);
+    await expect(run({ only: ['dnabert'] })).rejects.toThrow();
+    const part = join(dir, 'DNABERT-S/pytorch_model.bin.part');
+    expect(existsSync(part)).toBe(true);
+    const partial = readFileSync(part).length;
+    expect(partial).toBeGreaterThan(0);
+    expect(partial).toBeLessThan(120_000);
+    requests.length = 0;
+    const r = await run({ only: ['dnabert'] });
+    expect(r.downloaded).toContain('DNABERT-S/pytorch_model.bin');
+    expect(requests.find((q) => q.url === `/cdn${key}`)?.range).toBe(`bytes=${partial}-`);
+    expect(readFileSync(join(dir, 'DNABERT-S/pytorch_model.bin')).equals(files.get(key)!.body)).toBe(true);
+    expect(existsSync(part)).toBe(false);
+  });
+
+  it('fetches every file in the upstream layout, sharded and single, and writes the manifest and index', async () => {
+    const r = await run();
+    expect(r.alreadyPresent).toEqual(expect.arrayContaining(['DNABERT-S/pytorch_model.bin', 'DNABERT-S/config.json']));
+    for (const rel of ['esm2_t6_8M_UR50D/config.json', 'esm2_t6_8M_UR50D/model-00001-of-00002.safetensors', 'esm2_t6_8M_UR50D/model-00002-of-00002.safetensors', '300_model.pth', '500_model.pth']) {
+      expect(existsSync(join(dir, rel)), rel).toBe(true);
+    }
+    expect(existsSync(join(dir, 'esm2_t6_8M_UR50D/model.safetensors'))).toBe(false);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).files;
+    expect(manifest['esm2_t6_8M_UR50D/model-00002-of-00002.safetensors']).toMatchObject({ size: 30_000, sha256: sha(bytes(30_000, 2)), hashSource: 'server' });
+    expect(manifest['300_model.pth'].hashSource).toBe('recorded-on-first-download');
+    expect(r.recordedHashes).toContain('300_model.pth');
+    expect(JSON.parse(readFileSync(join(dir, 'models.json'), 'utf8'))).toMatchObject({ esm: 'esm2_t6_8M_UR50D', dnabert: 'DNABERT-S', mlp: { '300': '300_model.pth', '500': '500_model.pth' } });
+  });
+
+  it('does not fetch files that are already complete', async () => {
+    requests.length = 0;
+    const r = await run();
+    expect(r.downloaded).toEqual([]);
+    // only the 404 probe for model.safetensors and the index (kept) are consulted, no content fetches
+    expect(requests.filter((q) => q.url.startsWith('/cdn/'))).toEqual([]);
+  });
+
+  it('--verify notices a file changed on disk', async () => {
+    writeFileSync(join(dir, '500_model.pth'), bytes(7_000, 9));
+    await expect(run({ only: ['mlp'], verify: true })).rejects.toThrow(/500_model.pth: sha256 .* differs from the recorded/);
+  });
+});
+
+describe('integrity checks', () => {
+  it('rejects a file whose sha256 differs from the one the server announced, leaving nothing behind', async () => {
+    publish();
+    const key = '/zhihan1996/DNABERT-S/resolve/main/pytorch_model.bin';
+    files.set(key, { body: bytes(120_000, 3), redirect: true, announceSha: sha(bytes(120_000, 7)) });
+    const dir = mkdtempSync(join(tmpdir(), 'vnp-models-bad-'));
+    const err = await downloadModels({ modelsDir: dir, esmSize: '8M', only: ['dnabert'], hfBase: base, githubBase: base, knownFiles: {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(IntegrityError);
+    expect(String(err.message)).toMatch(/does not match the expected/);
+    expect(existsSync(join(dir, 'DNABERT-S/pytorch_model.bin'))).toBe(false);
+    expect(existsSync(join(dir, 'DNABERT-S/pytorch_model.bin.part'))).toBe(false);
+  });
+  it('checks built-in known sizes/hashes', async () => {
+    publish();
+    const dir = mkdtempSync(join(tmpdir(), 'vnp-models-known-'));
+    const knownFiles = { 'DNABERT-S/tokenizer.json': { sha256: sha(Buffer.from('something else')), source: 'test' } };
+    await expect(downloadModels({ modelsDir: dir, esmSize: '8M', only: ['dnabert'], hfBase: base, githubBase: base, knownFiles })).rejects.toThrow(IntegrityError);
+    const ok = await downloadModels({ modelsDir: dir, esmSize: '8M', only: ['dnabert'], hfBase: base, githubBase: base, knownFiles: { 'DNABERT-S/tokenizer.json': { sha256: sha(Buffer.from('{"model": {}}')), source: 'test' } } });
+    expect(ok.downloaded).toContain('DNABERT-S/tokenizer.json');
+    expect(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).files['DNABERT-S/tokenizer.json'].hashSource).toBe('known');
+  });
+  it('refuses a Git LFS pointer in place of an MLP', async () => {
+    publish();
+    files.set('/Li-Jing-1997/VirNucPro/raw/main/300_model.pth', { body: Buffer.from('version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 1\n') });
+    const dir = mkdtempSync(join(tmpdir(), 'vnp-models-lfs-'));
+    await expect(downloadModels({ modelsDir: dir, esmSize: '8M', only: ['mlp'], hfBase: base, githubBase: base, knownFiles: {} })).rejects.toThrow(/Git LFS pointer/);
+    expect(existsSync(join(dir, '300_model.pth'))).toBe(false);
+  });
+});
