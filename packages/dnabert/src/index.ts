@@ -1,2 +1,14 @@
 export { BpeTokenizer } from './bpe-tokenizer.js';
 export { parseTokenizerJson, type BpeTokenizerSpec } from './tokenizer-json.js';
+export { alibiSlopes } from './alibi-slopes.js';
+export { dnabertSConfig, parseDnabertConfig, readDnabertConfig, toHfConfigJson, type DnabertConfig } from './dnabert-config.js';
+export {
+  canonicalDnabertNames,
+  dnabertWeightsFromStateDict,
+  expectedDnabertTensors,
+  type DnabertLayerWeights,
+  type DnabertWeights,
+} from './dnabert-weights.js';
+export { DnabertModel } from './dnabert-model.js';
+export { loadDnabert, readDnabertStateDict, dnabertWeightFiles, type LoadedDnabert } from './load-dnabert.js';
+export { createDnabertEmbedder, embedderFactory, type DnabertEmbedderOptions } from './dnabert-embedder.js';
