@@ -1,0 +1,61 @@
+import { mkdtempSync, copyFileSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { initBackend } from '@virnucpro/ops';
+import { readSafetensors, writeSafetensors, type TensorData } from '@virnucpro/weights';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dnabertWeightsFromStateDict, loadDnabert, parseDnabertConfig, readDnabertConfig } from '../src/index.js';
+import { maxAbsDiff, tinyDir, tinyInputs } from './parity-helpers.js';
+
+function modelDirWith(tensors: Map<string, TensorData>): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'dnabert-'));
+  for (const f of ['config.json', 'tokenizer.json']) copyFileSync(join(tinyDir, f), join(dir, f));
+  return writeSafetensors(join(dir, 'model.safetensors'), tensors).then(() => dir);
+}
+
+describe('loading DNABERT checkpoints', () => {
+  let original: Map<string, TensorData>;
+  let expected: Map<string, TensorData>;
+  beforeAll(async () => {
+    await initBackend('cpu');
+    original = (await readSafetensors(join(tinyDir, 'model.safetensors'))).tensors;
+    expected = (await readSafetensors(join(tinyDir, 'expected.safetensors'))).tensors;
+  });
+
+  it('reads config.json', async () => {
+    expect(await readDnabertConfig(join(tinyDir, 'config.json'))).toEqual({
+      vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 128, layerNormEps: 1e-12,
+    });
+    expect(() => parseDnabertConfig({ ...JSON.parse(readFileSync(join(tinyDir, 'config.json'), 'utf8')), hidden_act: 'gelu_new' }, 'c.json')).toThrow(/c\.json: hidden_act/);
+  });
+
+  it('accepts DNABERT-2-117M names (bert. prefix, MLM head ignored)', async () => {
+    const prefixed = new Map<string, TensorData>();
+    for (const [name, t] of original) prefixed.set(`bert.${name}`, t);
+    prefixed.set('cls.predictions.decoder.weight', { dtype: 'float32', shape: [4096, 64], data: new Float32Array(4096 * 64) });
+    const dir = await modelDirWith(prefixed);
+    const { model } = await loadDnabert(dir);
+    const [mean] = await model.meanEmbeddings([Int32Array.from(tinyInputs.token_ids[0])]);
+    expect(maxAbsDiff(mean, expected.get('mean.0')!.data as Float32Array)).toBeLessThanOrEqual(1e-5);
+    model.dispose();
+  });
+
+  it('names the missing tensor and the wrong shape', async () => {
+    const missing = new Map(original);
+    missing.delete('encoder.layer.1.mlp.wo.bias');
+    expect(() => dnabertWeightsFromStateDict(missing, { vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 128, layerNormEps: 1e-12 }, 'w.safetensors'))
+      .toThrow(/w\.safetensors: missing tensor "encoder\.layer\.1\.mlp\.wo\.bias"/);
+    expect(() => dnabertWeightsFromStateDict(original, { vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 96, layerNormEps: 1e-12 }, 'w.safetensors'))
+      .toThrow(/gated_layers\.weight" has shape \[256,64\], expected \[192,64\]/);
+  });
+
+  it('a directory without weights or config fails with a clear message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dnabert-empty-'));
+    await expect(loadDnabert(dir)).rejects.toThrow(/missing config\.json/);
+    copyFileSync(join(tinyDir, 'config.json'), join(dir, 'config.json'));
+    copyFileSync(join(tinyDir, 'tokenizer.json'), join(dir, 'tokenizer.json'));
+    await expect(loadDnabert(dir)).rejects.toThrow(/no weights found/);
+    writeFileSync(join(dir, 'config.json'), '{ not json');
+    await expect(loadDnabert(dir)).rejects.toThrow(/config\.json: not valid JSON/);
+  });
+});
