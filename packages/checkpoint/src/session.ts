@@ -1,0 +1,225 @@
+import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
+import { canonicalJson, sha256File } from './fingerprint.js';
+import { MANIFEST_FILE, newManifest, readManifest, writeManifest, type Manifest, type ShardRecord } from './manifest.js';
+import { RestoredShards } from './restored-shards.js';
+import { readShardIndex, writeShard, type EmbeddingRecord } from './shard-file.js';
+
+export interface CheckpointOptions {
+  /** Directory holding manifest.json and the shard files (e.g. `<output>/.checkpoints`). */
+  dir: string;
+  /** Identity of the model (JSON-able: name, weights hash, dtype…); resume refuses another one. */
+  model: unknown;
+  /** Fingerprint of the input (see fingerprintFiles); resume refuses another input. */
+  inputFingerprint: string;
+  /** Vector length, if known; checked against a resumed manifest, else taken from the first record. */
+  dim?: number;
+  /** Continue from verified shards in `dir`. */
+  resume?: boolean;
+  /** Without resume: discard an existing checkpoint instead of refusing to start. */
+  force?: boolean;
+  /** Write a shard once this many new results are pending. Default 10 000. */
+  checkpointEvery?: number;
+  /** …or once the oldest pending result is this old. Default 300 000 ms. */
+  checkpointIntervalMs?: number;
+}
+
+export interface ResumeReport {
+  verifiedShards: number;
+  restoredItems: number;
+  /** Shards listed in the manifest that failed verification; their items are recomputed. */
+  droppedShards: { file: string; reason: string }[];
+  /** Files found in the directory that the manifest does not list (removed). */
+  strayFiles: string[];
+}
+
+const SHARD_PATTERN = /^shard-(\d{6,})\.safetensors$/;
+
+/**
+ * An open checkpoint: results restored from verified shards, and an appender that writes new
+ * results as atomic shard files, each followed by an atomic manifest update (a crash between
+ * the two leaves an unlisted shard, which resume discards).
+ */
+export class CheckpointSession {
+  private pending: EmbeddingRecord[] = [];
+  private oldestPendingAt = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  private timer: NodeJS.Timeout | null = null;
+  private nextShard: number;
+  private closed = false;
+  shardsWritten = 0;
+
+  private constructor(
+    readonly dir: string,
+    private readonly manifest: Manifest,
+    readonly restored: RestoredShards,
+    readonly report: ResumeReport,
+    private readonly every: number,
+    private readonly intervalMs: number,
+  ) {
+    this.nextShard = 1 + manifest.shards.reduce((max, s) => Math.max(max, Number(SHARD_PATTERN.exec(s.file)?.[1] ?? 0)), 0);
+    if (intervalMs > 0 && Number.isFinite(intervalMs)) {
+      this.timer = setInterval(() => {
+        if (this.pending.length > 0 && Date.now() - this.oldestPendingAt >= intervalMs) void this.flush().catch(() => undefined);
+      }, Math.min(intervalMs, 1000));
+      this.timer.unref();
+    }
+  }
+
+  static async open(options: CheckpointOptions): Promise<CheckpointSession> {
+    const { dir } = options;
+    await mkdir(dir, { recursive: true });
+    const every = options.checkpointEvery ?? 10_000;
+    const intervalMs = options.checkpointIntervalMs ?? 300_000;
+    if (!(every >= 1)) throw new RangeError(`checkpointEvery must be ≥ 1, got ${every}`);
+    const report: ResumeReport = { verifiedShards: 0, restoredItems: 0, droppedShards: [], strayFiles: [] };
+    const entries = await readdir(dir);
+
+    if (!options.resume) {
+      if (entries.length > 0 && !options.force) throw new OutputDirNotEmptyError(dir);
+      for (const name of entries) if (name === MANIFEST_FILE || SHARD_PATTERN.test(name) || name.endsWith('.tmp')) await rm(join(dir, name), { force: true });
+      const manifest = newManifest(options.model, options.inputFingerprint, options.dim ?? null);
+      await writeManifest(dir, manifest);
+      return new CheckpointSession(dir, manifest, new RestoredShards(dir), report, every, intervalMs);
+    }
+
+    const previous = await readManifest(dir);
+    const manifest = previous ?? newManifest(options.model, options.inputFingerprint, options.dim ?? null);
+    if (previous) {
+      if (canonicalJson(previous.model) !== canonicalJson(options.model)) {
+        throw new CheckpointMismatchError(
+          `cannot resume: the checkpoint in ${dir} was made with model ${canonicalJson(previous.model)}, this run uses ${canonicalJson(options.model)} (use --force to start over)`,
+        );
+      }
+      if (previous.inputFingerprint !== options.inputFingerprint) {
+        throw new CheckpointMismatchError(
+          `cannot resume: the checkpoint in ${dir} was made for a different input (fingerprint ${previous.inputFingerprint}, now ${options.inputFingerprint}); use --force to start over`,
+        );
+      }
+      if (options.dim !== undefined && previous.dim !== null && previous.dim !== options.dim) {
+        throw new CheckpointMismatchError(`cannot resume: the checkpoint holds ${previous.dim}-d vectors, this model makes ${options.dim}-d vectors`);
+      }
+    }
+
+    const verified: ShardRecord[] = [];
+    const restoredIndex: number[][] = [];
+    for (const shard of manifest.shards) {
+      const reason = await verifyShard(dir, shard, manifest.dim);
+      if (typeof reason === 'string') {
+        report.droppedShards.push({ file: shard.file, reason });
+        await rm(join(dir, shard.file), { force: true });
+        continue;
+      }
+      verified.push(shard);
+      restoredIndex.push(reason);
+    }
+    const kept: ShardRecord[] = [];
+    const restored = new RestoredShards(dir, kept); // addresses shards by position in `kept`
+    verified.forEach((shard, i) => {
+      // A duplicate index cannot come from our writer; treat it like corruption of the later shard.
+      if (restored.add(kept.length, restoredIndex[i])) kept.push(shard);
+      else report.droppedShards.push({ file: shard.file, reason: 'holds items already restored from an earlier shard' });
+    });
+    manifest.shards = kept;
+    manifest.complete = false;
+    report.verifiedShards = kept.length;
+    report.restoredItems = restored.count;
+
+    const listed = new Set(kept.map((s) => s.file));
+    for (const name of await readdir(dir)) {
+      if (name === MANIFEST_FILE || listed.has(name)) continue;
+      if (SHARD_PATTERN.test(name) || name.endsWith('.tmp')) {
+        report.strayFiles.push(name);
+        await unlink(join(dir, name)).catch(() => undefined);
+      }
+    }
+    await writeManifest(dir, manifest);
+    return new CheckpointSession(dir, manifest, restored, report, every, intervalMs);
+  }
+
+  /** Adds one newly computed result; writes a shard when `checkpointEvery` results are pending. */
+  append(record: EmbeddingRecord): Promise<void> | void {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new Error('checkpoint session is closed');
+    if (this.manifest.dim === null) this.manifest.dim = record.vector.length;
+    if (record.vector.length !== this.manifest.dim) {
+      throw new Error(`checkpoint: vector for item #${record.index} has length ${record.vector.length}, expected ${this.manifest.dim}`);
+    }
+    if (this.pending.length === 0) this.oldestPendingAt = Date.now();
+    // Copy: the caller's vector may be a view into a larger buffer that gets reused.
+    this.pending.push({ index: record.index, id: record.id, vector: Float32Array.from(record.vector) });
+    if (this.pending.length >= this.every || (this.intervalMs > 0 && Date.now() - this.oldestPendingAt >= this.intervalMs)) return this.flush();
+  }
+
+  /** Writes all pending results as one shard (resolves when the shard and manifest are durable). */
+  flush(): Promise<void> {
+    if (this.pending.length > 0) {
+      const records = this.pending;
+      this.pending = [];
+      this.writing = this.writing.then(() => this.writeShard(records));
+      this.writing.catch((error) => (this.failure ??= error));
+    }
+    return this.writing.then(() => {
+      if (this.failure) throw this.failure;
+    });
+  }
+
+  /** Flushes, optionally marks the run complete, and stops the timer. */
+  async close(options: { complete?: boolean } = {}): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+    this.closed = true;
+    if (options.complete) {
+      this.manifest.complete = true;
+      await writeManifest(this.dir, this.manifest);
+    }
+  }
+
+  get itemsStored(): number {
+    return this.manifest.shards.reduce((sum, s) => sum + s.count, 0);
+  }
+
+  private async writeShard(records: EmbeddingRecord[]): Promise<void> {
+    const file = `shard-${String(this.nextShard++).padStart(6, '0')}.safetensors`;
+    const path = join(this.dir, file);
+    await writeShard(path, records, this.manifest.dim!);
+    const [sha256, info] = await Promise.all([sha256File(path), stat(path)]);
+    const indices = records.map((r) => r.index);
+    this.manifest.shards.push({
+      file,
+      sha256,
+      bytes: info.size,
+      count: records.length,
+      firstIndex: Math.min(...indices),
+      lastIndex: Math.max(...indices),
+      createdAt: new Date().toISOString(),
+    });
+    await writeManifest(this.dir, this.manifest);
+    this.shardsWritten++;
+  }
+}
+
+/** Opens (or creates, or resumes) a checkpoint directory. */
+export function openCheckpoint(options: CheckpointOptions): Promise<CheckpointSession> {
+  return CheckpointSession.open(options);
+}
+
+/** Returns the shard's indices if it is intact, else why not. */
+async function verifyShard(dir: string, shard: ShardRecord, dim: number | null): Promise<number[] | string> {
+  const path = join(dir, shard.file);
+  try {
+    const info = await stat(path);
+    if (info.size !== shard.bytes) return `size ${info.size} bytes, manifest says ${shard.bytes} (truncated or overwritten)`;
+    const sha256 = await sha256File(path);
+    if (sha256 !== shard.sha256) return `sha256 ${sha256.slice(0, 12)}… does not match the manifest's ${shard.sha256.slice(0, 12)}…`;
+    const { indices, dim: shardDim } = await readShardIndex(path);
+    if (indices.length !== shard.count) return `${indices.length} rows, manifest says ${shard.count}`;
+    if (dim !== null && shardDim !== dim) return `vectors of length ${shardDim}, manifest says ${dim}`;
+    return indices;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? 'file is missing' : `unreadable: ${(error as Error).message}`;
+  }
+}

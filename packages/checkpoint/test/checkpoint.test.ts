@@ -1,0 +1,136 @@
+import { readFile, readdir, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CheckpointMismatchError,
+  OutputDirNotEmptyError,
+  assertOutputDirUsable,
+  fingerprintFiles,
+  openCheckpoint,
+  readManifest,
+} from '../src/index.js';
+import { DIM, record, shuffled, tempDir, vectorOf } from './helpers.js';
+
+const MODEL = { name: 'hash-model', dim: DIM };
+const INPUT = 'sha256:input-a';
+
+async function writeRun(dir: string, indices: number[], every: number) {
+  const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: every });
+  for (const index of indices) await session.append(record(index));
+  await session.close();
+  return session;
+}
+
+describe('checkpoint shards and resume', () => {
+  it('restores every vector with its own id after out-of-order completion', async () => {
+    const dir = await tempDir();
+    const order = shuffled(Array.from({ length: 53 }, (_, i) => i));
+    const first = await writeRun(dir, order, 7);
+    expect(first.shardsWritten).toBe(8); // 7 full shards + 4 left over
+
+    const resumed = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect(resumed.report).toMatchObject({ verifiedShards: 8, restoredItems: 53, droppedShards: [] });
+    for (let index = 0; index < 53; index++) {
+      expect(resumed.restored.has(index)).toBe(true);
+      const { id, vector } = await resumed.restored.get(index);
+      expect(id).toBe(`seq${index}`);
+      expect(Array.from(vector)).toEqual(Array.from(vectorOf(`seq${index}`)));
+    }
+    expect(resumed.restored.has(53)).toBe(false);
+  });
+
+  it('writes safetensors that an independent parser reads: embeddings f32 [n,dim], indices i64, ids metadata', async () => {
+    const dir = await tempDir();
+    await writeRun(dir, [4, 1, 3], 10);
+    const manifest = (await readManifest(dir))!;
+    const bytes = await readFile(join(dir, manifest.shards[0].file));
+    const headerLength = Number(bytes.readBigUInt64LE(0));
+    const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
+    expect(header.embeddings).toMatchObject({ dtype: 'F32', shape: [3, DIM] });
+    expect(header.indices).toMatchObject({ dtype: 'I64', shape: [3] });
+    expect(JSON.parse(header.__metadata__.ids)).toEqual(['seq1', 'seq3', 'seq4']);
+    const base = 8 + headerLength;
+    const [start] = header.embeddings.data_offsets;
+    const row1 = new Float32Array(bytes.buffer.slice(bytes.byteOffset + base + start + DIM * 4, bytes.byteOffset + base + start + 2 * DIM * 4));
+    expect(Array.from(row1)).toEqual(Array.from(vectorOf('seq3')));
+    const [istart] = header.indices.data_offsets;
+    expect(bytes.readBigInt64LE(base + istart + 16)).toBe(4n);
+  });
+
+  it('detects corrupted, truncated and missing shards and leaves their items to recompute', async () => {
+    const dir = await tempDir();
+    await writeRun(dir, Array.from({ length: 40 }, (_, i) => i), 10);
+    const { shards } = (await readManifest(dir))!;
+    const flipped = await readFile(join(dir, shards[1].file));
+    flipped[flipped.length - 3] ^= 0xff; // one vector byte
+    await writeFile(join(dir, shards[1].file), flipped);
+    await truncate(join(dir, shards[2].file), 100);
+
+    const resumed = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect(resumed.report.droppedShards.map((d) => d.file)).toEqual([shards[1].file, shards[2].file]);
+    expect(resumed.report.droppedShards[0].reason).toMatch(/sha256/);
+    expect(resumed.report.droppedShards[1].reason).toMatch(/size/);
+    expect(resumed.report.restoredItems).toBe(20);
+    for (let i = 0; i < 40; i++) expect(resumed.restored.has(i)).toBe(i < 10 || i >= 30);
+    // The manifest no longer lists them, and the files are gone.
+    expect((await readManifest(dir))!.shards.map((s) => s.file)).toEqual([shards[0].file, shards[3].file]);
+    expect(await readdir(dir)).not.toContain(shards[1].file);
+
+    // Recomputed items go into new shards; a second resume restores everything.
+    for (let i = 10; i < 30; i++) await resumed.append(record(i));
+    await resumed.close({ complete: true });
+    const again = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect(again.report.restoredItems).toBe(40);
+    expect((await again.restored.get(17)).id).toBe('seq17');
+  });
+
+  it('discards shard and temp files the manifest does not list (killed between shard and manifest write)', async () => {
+    const dir = await tempDir();
+    await writeRun(dir, [0, 1, 2], 3);
+    await writeFile(join(dir, 'shard-000099.safetensors'), 'partial');
+    await writeFile(join(dir, '.manifest.json.123.abcd.tmp'), '{');
+    const resumed = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect(resumed.report.strayFiles.sort()).toEqual(['.manifest.json.123.abcd.tmp', 'shard-000099.safetensors']);
+    expect(resumed.report.restoredItems).toBe(3);
+  });
+
+  it('refuses to resume with another model or another input, naming both', async () => {
+    const dir = await tempDir();
+    await writeRun(dir, [0, 1], 1);
+    await expect(openCheckpoint({ dir, model: { ...MODEL, name: 'other' }, inputFingerprint: INPUT, resume: true })).rejects.toThrow(
+      CheckpointMismatchError,
+    );
+    await expect(openCheckpoint({ dir, model: MODEL, inputFingerprint: 'sha256:input-b', resume: true })).rejects.toThrow(/different input.*input-a.*input-b/);
+    // Key order does not matter for the model identity.
+    await expect(openCheckpoint({ dir, model: { dim: DIM, name: 'hash-model' }, inputFingerprint: INPUT, resume: true })).resolves.toBeTruthy();
+  });
+
+  it('refuses a fresh run over an existing checkpoint unless forced', async () => {
+    const dir = await tempDir();
+    await writeRun(dir, [0, 1], 1);
+    await expect(openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT })).rejects.toThrow(OutputDirNotEmptyError);
+    await expect(assertOutputDirUsable(dir, {})).rejects.toThrow(/--resume.*--force/);
+    const forced = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, force: true });
+    expect(forced.restored.count).toBe(0);
+    expect(await readdir(dir)).toEqual(['manifest.json']);
+  });
+
+  it('writes a shard when the time trigger fires even below checkpointEvery', async () => {
+    const dir = await tempDir();
+    const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: 1000, checkpointIntervalMs: 40 });
+    await session.append(record(0));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await readManifest(dir))!.shards).toHaveLength(1);
+    await session.close();
+  });
+
+  it('fingerprints input files by content', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'a.fa'), '>x\nACGT\n');
+    await writeFile(join(dir, 'b.fa'), '>x\nACGT\n');
+    const a = await fingerprintFiles([join(dir, 'a.fa')]);
+    expect(await fingerprintFiles([join(dir, 'b.fa')])).toBe(a);
+    await writeFile(join(dir, 'b.fa'), '>x\nACGA\n');
+    expect(await fingerprintFiles([join(dir, 'b.fa')])).not.toBe(a);
+  });
+});
