@@ -3,10 +3,32 @@ import * as tf from '@tensorflow/tfjs-core';
 /** Additive attention bias for keys outside a segment (finite: avoids inf−inf NaNs in any backend). */
 export const maskedScore = -1e9;
 
+export interface PackedLayoutOptions {
+  /**
+   * Attention pads each segment to the longest segment of its group. A segment of length l joins a
+   * group whose longest segment is L only while (L/l)² ≤ maxPadRatio (score-matrix work wasted per
+   * segment). 1 = one group per distinct length; Infinity = a single group. Default 2.
+   */
+  maxPadRatio?: number;
+}
+
+/** Segments whose attention runs as one padded batched matmul. */
+export interface AttentionGroup {
+  /** Segment indices (into `lengths`) in this group. */
+  segments: number[];
+  /** Padded length of the group (its longest segment). */
+  maxLength: number;
+  /** int32 [S_g·L_g]: packed row of each padded slot (padding slots point at row 0 and are masked). */
+  readonly toPadded: tf.Tensor1D;
+  /** float32 [S_g, 1, 1, L_g] additive key mask, or null when every segment of the group has length L_g. */
+  readonly keyMask: tf.Tensor4D | null;
+}
+
 /**
  * Segment boundaries of a packed token stream: several sequences concatenated into one [N, ...]
  * tensor with no padding. Per-token ops run on the packed rows directly; attention uses the index
- * tensors here to gather rows into a padded [S, Lmax] layout and back. Owns its tensors: dispose().
+ * tensors here to gather rows into padded [S_g, L_g] groups of similar length and back. Owns its
+ * tensors: dispose().
  */
 export class PackedLayout {
   readonly lengths: readonly number[];
@@ -19,12 +41,15 @@ export class PackedLayout {
   readonly positions: Int32Array;
   /** Segment of each packed row. */
   readonly segmentOf: Int32Array;
+  readonly groups: readonly AttentionGroup[];
+  /** Rows of the concatenated padded group outputs (Σ S_g·L_g). */
+  readonly paddedRows: number;
 
   private tensors = new Map<string, tf.Tensor>();
-  private alibiCache = new WeakMap<Float32Array, tf.Tensor4D>();
+  private alibiCache = new Map<number, WeakMap<Float32Array, tf.Tensor4D>>();
   private disposed = false;
 
-  constructor(lengths: readonly number[]) {
+  constructor(lengths: readonly number[], options: PackedLayoutOptions = {}) {
     if (lengths.length === 0) throw new Error('packedLayout needs at least one segment');
     for (const n of lengths) {
       if (!Number.isInteger(n) || n < 1) throw new Error(`packedLayout: segment length must be a positive integer, got ${n}`);
@@ -44,40 +69,40 @@ export class PackedLayout {
         this.segmentOf[offsets[s] + t] = s;
       }
     });
-  }
-
-  /** True when the stream is one segment, so padded and packed layouts coincide. */
-  get isSingleSegment(): boolean {
-    return this.numSegments === 1;
-  }
-
-  /** int32 [S·Lmax]: packed row for each padded slot (padding slots point at row 0 and are masked). */
-  get toPadded(): tf.Tensor1D {
-    return this.cached('toPadded', () => {
-      const index = new Int32Array(this.numSegments * this.maxLength);
-      this.lengths.forEach((n, s) => {
-        for (let t = 0; t < n; t++) index[s * this.maxLength + t] = this.offsets[s] + t;
+    const plan = planGroups(this.lengths, options.maxPadRatio ?? 2);
+    let base = 0;
+    const groupBase: number[] = [];
+    this.groups = plan.map((segments, g) => {
+      groupBase.push(base);
+      const L = this.lengths[segments[0]];
+      base += segments.length * L;
+      const layout = this;
+      return {
+        segments,
+        maxLength: L,
+        get toPadded() { return layout.groupIndex(g, segments, L); },
+        get keyMask() { return layout.groupMask(g, segments, L); },
+      };
+    });
+    this.paddedRows = base;
+    this.slotOfRow = new Int32Array(this.totalTokens);
+    this.groups.forEach((group, g) => {
+      group.segments.forEach((s, slot) => {
+        for (let t = 0; t < this.lengths[s]; t++) this.slotOfRow[offsets[s] + t] = groupBase[g] + slot * group.maxLength + t;
       });
-      return tf.tensor1d(index, 'int32');
     });
   }
 
-  /** int32 [N]: padded slot (s·Lmax + t) of each packed row. */
+  private readonly slotOfRow: Int32Array;
+
+  /** True when the padded layout is the packed layout itself (one group, no padding): no gathers needed. */
+  get isIdentity(): boolean {
+    return this.groups.length === 1 && this.paddedRows === this.totalTokens && this.groups[0].segments.every((s, i) => s === i);
+  }
+
+  /** int32 [N]: row of each packed token in the concatenated padded group outputs. */
   get fromPadded(): tf.Tensor1D {
-    return this.cached('fromPadded', () => {
-      const index = new Int32Array(this.totalTokens);
-      for (let row = 0; row < this.totalTokens; row++) index[row] = this.segmentOf[row] * this.maxLength + this.positions[row];
-      return tf.tensor1d(index, 'int32');
-    });
-  }
-
-  /** float32 [S, 1, 1, Lmax]: 0 for real keys, a large negative number for padding keys. */
-  get keyMask(): tf.Tensor4D {
-    return this.cached('keyMask', () => {
-      const mask = new Float32Array(this.numSegments * this.maxLength);
-      this.lengths.forEach((n, s) => mask.fill(maskedScore, s * this.maxLength + n, (s + 1) * this.maxLength));
-      return tf.tensor4d(mask, [this.numSegments, 1, 1, this.maxLength]);
-    });
+    return this.cached('fromPadded', () => tf.tensor1d(this.slotOfRow, 'int32'));
   }
 
   /** int32 [N]: `positions` as a tensor (e.g. to gather rotary tables). */
@@ -102,12 +127,13 @@ export class PackedLayout {
     });
   }
 
-  /** float32 [1, H, Lmax, Lmax]: ALiBi bias −slope_h·|i−j|, cached per slopes array. */
-  alibiBias(slopes: Float32Array): tf.Tensor4D {
+  /** float32 [1, H, L, L]: ALiBi bias −slope_h·|i−j| for padded length L, cached per slopes array. */
+  alibiBias(slopes: Float32Array, L = this.maxLength): tf.Tensor4D {
     this.assertLive();
-    let bias = this.alibiCache.get(slopes);
+    let byLength = this.alibiCache.get(L);
+    if (!byLength) this.alibiCache.set(L, (byLength = new WeakMap()));
+    let bias = byLength.get(slopes);
     if (!bias) {
-      const L = this.maxLength;
       const H = slopes.length;
       const values = new Float32Array(H * L * L);
       for (let h = 0; h < H; h++) {
@@ -116,7 +142,7 @@ export class PackedLayout {
         }
       }
       bias = tf.keep(tf.tensor4d(values, [1, H, L, L]));
-      this.alibiCache.set(slopes, bias);
+      byLength.set(slopes, bias);
       this.tensors.set(`alibi:${this.tensors.size}`, bias);
     }
     return bias;
@@ -125,8 +151,27 @@ export class PackedLayout {
   dispose(): void {
     for (const t of this.tensors.values()) t.dispose();
     this.tensors.clear();
-    this.alibiCache = new WeakMap();
+    this.alibiCache.clear();
     this.disposed = true;
+  }
+
+  private groupIndex(g: number, segments: number[], L: number): tf.Tensor1D {
+    return this.cached(`toPadded:${g}`, () => {
+      const index = new Int32Array(segments.length * L);
+      segments.forEach((s, slot) => {
+        for (let t = 0; t < this.lengths[s]; t++) index[slot * L + t] = this.offsets[s] + t;
+      });
+      return tf.tensor1d(index, 'int32');
+    });
+  }
+
+  private groupMask(g: number, segments: number[], L: number): tf.Tensor4D | null {
+    if (segments.every((s) => this.lengths[s] === L)) return null;
+    return this.cached(`keyMask:${g}`, () => {
+      const mask = new Float32Array(segments.length * L);
+      segments.forEach((s, slot) => mask.fill(maskedScore, slot * L + this.lengths[s], (slot + 1) * L));
+      return tf.tensor4d(mask, [segments.length, 1, 1, L]);
+    });
   }
 
   private cached<T extends tf.Tensor>(key: string, make: () => T): T {
@@ -145,7 +190,19 @@ export class PackedLayout {
   }
 }
 
+/** Groups segment indices by descending length so that (L_group / l)² ≤ maxPadRatio for each member. */
+function planGroups(lengths: readonly number[], maxPadRatio: number): number[][] {
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b] - lengths[a] || a - b);
+  const groups: number[][] = [];
+  for (const s of order) {
+    const current = groups[groups.length - 1];
+    if (current && (lengths[current[0]] / lengths[s]) ** 2 <= maxPadRatio) current.push(s);
+    else groups.push([s]);
+  }
+  return groups;
+}
+
 /** Builds the layout of a packed stream of segments with the given token counts. */
-export function packedLayout(lengths: readonly number[]): PackedLayout {
-  return new PackedLayout(lengths);
+export function packedLayout(lengths: readonly number[], options?: PackedLayoutOptions): PackedLayout {
+  return new PackedLayout(lengths, options);
 }

@@ -62,12 +62,12 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       return { N, q: randomArray(N * width, random, 2), k: randomArray(N * width, random, 2), v: randomArray(N * width, random) };
     }
 
-    for (const alibi of [false, true]) {
-      it(`equals per-segment naive attention${alibi ? ' with ALiBi' : ''}`, () => {
+    for (const [alibi, maxPadRatio] of [[false, 2], [true, 2], [false, 1], [true, Infinity]] as const) {
+      it(`equals per-segment naive attention${alibi ? ' with ALiBi' : ''}, maxPadRatio ${maxPadRatio}`, () => {
         const { N, q, k, v } = packedInputs(alibi ? 4 : 3);
         const slopes = alibi ? Float32Array.from([0.5, 0.25, 0.70710678, 0.125]) : undefined;
         const scale = 1 / Math.sqrt(hd);
-        const layout = packedLayout(lengths);
+        const layout = packedLayout(lengths, { maxPadRatio });
         const out = packedAttention(tf.tensor2d(q, [N, width]), tf.tensor2d(k, [N, width]), tf.tensor2d(v, [N, width]), layout, {
           numHeads: H, scale, alibiSlopes: slopes,
         });
@@ -154,6 +154,20 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
 });
 
 describe('packedLayout', () => {
+  it('groups segments of similar length for attention', () => {
+    const lengths = [5, 1, 17, 9, 13, 17];
+    expect(packedLayout(lengths, { maxPadRatio: Infinity }).groups.map((g) => g.segments)).toEqual([[2, 5, 4, 3, 0, 1]]);
+    expect(packedLayout(lengths, { maxPadRatio: 1 }).groups.map((g) => g.segments)).toEqual([[2, 5], [4], [3], [0], [1]]);
+    // (17/13)² = 1.7 ≤ 2 joins; (17/9)² = 3.6 starts a new group; (9/5)² = 3.2 too.
+    const layout = packedLayout(lengths);
+    expect(layout.groups.map((g) => [g.segments, g.maxLength])).toEqual([[[2, 5, 4], 17], [[3], 9], [[0], 5], [[1], 1]]);
+    expect(layout.paddedRows).toBe(17 * 3 + 9 + 5 + 1);
+    expect(layout.groups[1].keyMask).toBeNull();
+    expect(Array.from(layout.groups[0].toPadded.dataSync()).slice(0, 3)).toEqual([6, 7, 8]); // segment 2 starts after 5 + 1 rows
+    expect(packedLayout([4, 4]).isIdentity).toBe(true);
+    expect(packedLayout([4, 5]).isIdentity).toBe(false);
+  });
+
   it('records offsets, per-segment positions and rejects empty segments', () => {
     const layout = packedLayout([2, 3]);
     expect(layout.offsets).toEqual([0, 2, 5]);
@@ -161,7 +175,7 @@ describe('packedLayout', () => {
     expect(Array.from(layout.segmentOf)).toEqual([0, 0, 1, 1, 1]);
     expect(layout.maxLength).toBe(3);
     layout.dispose();
-    expect(() => layout.toPadded).toThrow(/after dispose/);
+    expect(() => layout.fromPadded).toThrow(/after dispose/);
     expect(() => packedLayout([2, 0])).toThrow(/positive integer/);
     expect(() => packedLayout([])).toThrow(/at least one/);
   });
