@@ -1,0 +1,114 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { toFloat32, type TensorData } from '@virnucpro/weights';
+import type { CanonicalName } from './checkpoint-names.js';
+import { requiredEsm2Names } from './checkpoint-names.js';
+import { headDim, type Esm2Config } from './esm2-config.js';
+import { esmInvFreq } from './rotary.js';
+
+/** One transformer layer, laid out for the forward pass (Linear weights pre-transposed to [in, out]). */
+export interface Esm2LayerWeights {
+  attnNormGamma: tf.Tensor1D;
+  attnNormBeta: tf.Tensor1D;
+  /** [d, 3d]: q | k | v, with the q columns (and bias) pre-multiplied by head_dim^-0.5. */
+  qkvWT: tf.Tensor2D;
+  qkvB: tf.Tensor1D;
+  outWT: tf.Tensor2D;
+  outB: tf.Tensor1D;
+  ffnNormGamma: tf.Tensor1D;
+  ffnNormBeta: tf.Tensor1D;
+  fc1WT: tf.Tensor2D;
+  fc1B: tf.Tensor1D;
+  fc2WT: tf.Tensor2D;
+  fc2B: tf.Tensor1D;
+  invFreq: Float32Array;
+}
+
+export interface Esm2Weights {
+  /** [vocab, d] */
+  embedTokens: tf.Tensor2D;
+  layers: Esm2LayerWeights[];
+  finalNormGamma: tf.Tensor1D;
+  finalNormBeta: tf.Tensor1D;
+}
+
+/** Checks that a canonical state dict fits the config (names and shapes) before any GPU upload. */
+export function checkEsm2StateDict(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>, source: string): void {
+  const missing = requiredEsm2Names(config.numLayers).filter((n) => !tensors.has(n));
+  if (missing.length) {
+    throw new Error(`${source}: not an ESM-2 checkpoint for ${config.numLayers} layers — missing ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
+  }
+  const d = config.embedDim;
+  const expectShape = (name: string, shape: number[]) => {
+    const got = tensors.get(name)!.shape;
+    if (got.length !== shape.length || got.some((v, i) => v !== shape[i])) {
+      throw new Error(`${source}: ${name} has shape [${got}], expected [${shape}] for ${JSON.stringify({ layers: config.numLayers, dim: d, ffn: config.ffnDim, vocab: config.vocabSize })}`);
+    }
+  };
+  expectShape('embed_tokens.weight', [config.vocabSize, d]);
+  for (let i = 0; i < config.numLayers; i++) {
+    for (const p of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) expectShape(`layers.${i}.self_attn.${p}.weight`, [d, d]);
+    expectShape(`layers.${i}.fc1.weight`, [config.ffnDim, d]);
+    expectShape(`layers.${i}.fc2.weight`, [d, config.ffnDim]);
+    const inv = tensors.get(`layers.${i}.self_attn.rot_emb.inv_freq`) ?? tensors.get('rot_emb.inv_freq');
+    if (inv && inv.shape[0] !== headDim(config) / 2) {
+      throw new Error(`${source}: rotary inv_freq has ${inv.shape[0]} values, so head size ${2 * inv.shape[0]}, but config says ${headDim(config)} (${config.numHeads} heads)`);
+    }
+  }
+}
+
+/** Uploads a canonical state dict as resident tfjs tensors, transposing Linear weights once. */
+export function createEsm2Weights(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>): Esm2Weights {
+  const values = (name: string) => toFloat32(tensors.get(name)!);
+  const vector = (name: string) => tf.tensor1d(values(name));
+  const transposed = (name: string): tf.Tensor2D => {
+    const [out, inp] = tensors.get(name)!.shape;
+    return tf.tidy(() => tf.transpose(tf.tensor2d(values(name), [out, inp])));
+  };
+  const d = config.embedDim;
+  const h = headDim(config);
+  const qScale = h ** -0.5;
+  const layers: Esm2LayerWeights[] = [];
+  for (let i = 0; i < config.numLayers; i++) {
+    const p = `layers.${i}.`;
+    const inv = tensors.get(`${p}self_attn.rot_emb.inv_freq`) ?? tensors.get('rot_emb.inv_freq');
+    const qkvWT = tf.tidy(() => tf.concat([
+      tf.mul(transposed(`${p}self_attn.q_proj.weight`), qScale),
+      transposed(`${p}self_attn.k_proj.weight`),
+      transposed(`${p}self_attn.v_proj.weight`),
+    ], 1)) as tf.Tensor2D;
+    const qkvB = tf.tidy(() => tf.concat([
+      tf.mul(vector(`${p}self_attn.q_proj.bias`), qScale),
+      vector(`${p}self_attn.k_proj.bias`),
+      vector(`${p}self_attn.v_proj.bias`),
+    ])) as tf.Tensor1D;
+    layers.push({
+      attnNormGamma: vector(`${p}self_attn_layer_norm.weight`),
+      attnNormBeta: vector(`${p}self_attn_layer_norm.bias`),
+      qkvWT,
+      qkvB,
+      outWT: transposed(`${p}self_attn.out_proj.weight`),
+      outB: vector(`${p}self_attn.out_proj.bias`),
+      ffnNormGamma: vector(`${p}final_layer_norm.weight`),
+      ffnNormBeta: vector(`${p}final_layer_norm.bias`),
+      fc1WT: transposed(`${p}fc1.weight`),
+      fc1B: vector(`${p}fc1.bias`),
+      fc2WT: transposed(`${p}fc2.weight`),
+      fc2B: vector(`${p}fc2.bias`),
+      invFreq: inv ? Float32Array.from(toFloat32(inv)) : esmInvFreq(h),
+    });
+  }
+  void d;
+  return {
+    embedTokens: tf.tensor2d(values('embed_tokens.weight'), tensors.get('embed_tokens.weight')!.shape as [number, number]),
+    layers,
+    finalNormGamma: vector('emb_layer_norm_after.weight'),
+    finalNormBeta: vector('emb_layer_norm_after.bias'),
+  };
+}
+
+export function disposeEsm2Weights(weights: Esm2Weights): void {
+  tf.dispose([weights.embedTokens, weights.finalNormGamma, weights.finalNormBeta]);
+  for (const layer of weights.layers) {
+    tf.dispose(Object.values(layer).filter((v): v is tf.Tensor => v instanceof tf.Tensor));
+  }
+}

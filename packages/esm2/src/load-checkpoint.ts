@@ -1,0 +1,99 @@
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { readSafetensors, type TensorData } from '@virnucpro/weights';
+import { canonicalEsm2Name, type CanonicalName } from './checkpoint-names.js';
+import { configFromHuggingFace, esm2Architectures, esm2Defaults, validateConfig, type Esm2Config } from './esm2-config.js';
+import { checkEsm2StateDict } from './esm2-weights.js';
+import { readTorchEsm2, readTfjsEsm2, isTfjsArtifactDir } from './torch-and-tfjs.js';
+
+export interface Esm2Checkpoint {
+  config: Esm2Config;
+  /** Canonical (fair-esm) names → tensors, only those the forward pass uses. */
+  tensors: Map<CanonicalName, TensorData>;
+  /** The file or folder it came from. */
+  source: string;
+}
+
+/**
+ * Reads an ESM-2 checkpoint in any supported layout:
+ * - a Hugging Face folder: config.json + model.safetensors (or a sharded index, or pytorch_model.bin);
+ * - a fair-esm `.pt` file (config from `cfg['model']`);
+ * - a `.safetensors` / `.bin` file (config from a config.json beside it, else inferred from the shapes);
+ * - a tfjs artifact folder written by `virnucpro convert esm2`.
+ */
+export async function loadEsm2Checkpoint(path: string): Promise<Esm2Checkpoint> {
+  if (!existsSync(path)) throw new Error(`${path}: no such file or folder`);
+  if (statSync(path).isDirectory()) {
+    if (isTfjsArtifactDir(path)) return finish(await readTfjsEsm2(path), path);
+    const weightsFile = ['model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin']
+      .map((f) => join(path, f))
+      .find((f) => existsSync(f));
+    if (!weightsFile) throw new Error(`${path}: expected model.safetensors, model.safetensors.index.json or pytorch_model.bin in this folder`);
+    return loadEsm2Checkpoint(weightsFile);
+  }
+  const configPath = join(dirname(path), 'config.json');
+  const hfConfig = existsSync(configPath) ? configFromHuggingFace(await readJson(configPath), configPath) : undefined;
+  if (path.endsWith('.safetensors') || path.endsWith('.safetensors.index.json')) {
+    const { tensors } = await readSafetensors(path, { filter: (n) => typeof canonicalEsm2Name(n) === 'string' });
+    return finish({ config: hfConfig, tensors: canonicalize(tensors, path) }, path);
+  }
+  const torch = await readTorchEsm2(path);
+  return finish({ config: hfConfig ?? torch.config, tensors: canonicalize(torch.tensors, path) }, path);
+}
+
+function finish(loaded: { config?: Esm2Config; tensors: Map<CanonicalName, TensorData> }, source: string): Esm2Checkpoint {
+  const config = loaded.config ?? inferConfig(loaded.tensors, source);
+  checkEsm2StateDict(config, loaded.tensors, source);
+  return { config, tensors: loaded.tensors, source };
+}
+
+/** Maps checkpoint names to canonical ones, dropping unused tensors and rejecting foreign ones. */
+export function canonicalize(tensors: Map<string, TensorData>, source: string): Map<CanonicalName, TensorData> {
+  const out = new Map<CanonicalName, TensorData>();
+  const foreign: string[] = [];
+  for (const [name, tensor] of tensors) {
+    const canonical = canonicalEsm2Name(name);
+    if (canonical === undefined) foreign.push(name);
+    else if (canonical !== null) out.set(canonical, tensor);
+  }
+  if (foreign.length) {
+    throw new Error(`${source}: tensors that belong to no ESM-2 layout: ${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ` (+${foreign.length - 5})` : ''}`);
+  }
+  return out;
+}
+
+/** Architecture from the tensor shapes alone (heads from the rotary inv_freq length, or a known model name). */
+export function inferConfig(tensors: Map<CanonicalName, TensorData>, source: string): Esm2Config {
+  const embed = tensors.get('embed_tokens.weight');
+  if (!embed) throw new Error(`${source}: no token embedding (embed_tokens.weight / esm.embeddings.word_embeddings.weight): not an ESM-2 checkpoint`);
+  const [vocabSize, embedDim] = embed.shape;
+  let numLayers = 0;
+  for (const name of tensors.keys()) {
+    const m = /^layers\.(\d+)\./.exec(name);
+    if (m) numLayers = Math.max(numLayers, Number(m[1]) + 1);
+  }
+  const fc1 = tensors.get('layers.0.fc1.weight');
+  const inv = tensors.get('layers.0.self_attn.rot_emb.inv_freq') ?? tensors.get('rot_emb.inv_freq');
+  const known = Object.entries(esm2Architectures).find(([name, a]) => basename(source).includes(name) || (a.numLayers === numLayers && a.embedDim === embedDim));
+  const numHeads = inv ? embedDim / (2 * inv.shape[0]) : known?.[1].numHeads;
+  if (!numHeads) throw new Error(`${source}: cannot tell the number of attention heads (no config.json, no rotary inv_freq, unknown size)`);
+  return validateConfig({
+    numLayers,
+    embedDim,
+    numHeads,
+    ffnDim: fc1 ? fc1.shape[0] : 4 * embedDim,
+    vocabSize,
+    layerNormEps: esm2Defaults.layerNormEps,
+    tokenDropout: esm2Defaults.tokenDropout,
+    name: known?.[0] ?? basename(source),
+  }, source);
+}
+
+async function readJson(path: string): Promise<Record<string, unknown>> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
