@@ -1,1 +1,13 @@
-export {};
+export { chunkLayout, type ChunkSpan } from './chunk-layout.js';
+export { chunkRecord, type Chunk, type SequenceRecord } from './chunk-record.js';
+export { CODON_TABLE } from './codon-table.js';
+export { reverseComplement } from './reverse-complement.js';
+export { translateFrame, translateSixFrames } from './translate.js';
+export { identifyFrames, type Frame } from './identify-frames.js';
+export { chunkRecords, sixFrames } from './operators.js';
+export { formatWrappedFasta, formatSingleLineFasta } from './fasta-format.js';
+export { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.js';
+export { AtomicFileWriter } from './atomic-file-writer.js';
+export { PrepWriter } from './prep-writer.js';
+export { PrepInputError } from './prep-input-error.js';
+export { prepFasta, type PrepOptions, type PrepSummary, type PrepCounts } from './prep-fasta.js';

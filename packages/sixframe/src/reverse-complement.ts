@@ -1,0 +1,20 @@
+/**
+ * Reverse complement exactly as VirNucPro: `s.translate(str.maketrans('ACGTacgt', 'TGCAtgca'))[::-1]`.
+ * Only A, C, G, T (either case) are complemented; IUPAC codes and anything else (N, R, Y, -, …) are kept as they
+ * are, just reversed.
+ */
+export function reverseComplement(sequence: string): string {
+  const n = sequence.length;
+  let out = '';
+  // Chunks are short (≤ 500 bases): building the string backwards from single characters is fast in V8.
+  for (let i = n - 1; i >= 0; i--) {
+    const c = sequence.charCodeAt(i);
+    out += COMPLEMENT_CHAR[c] ?? sequence[i];
+  }
+  return out;
+}
+
+const COMPLEMENT_CHAR: Record<number, string> = {};
+for (const [from, to] of [['A', 'T'], ['C', 'G'], ['G', 'C'], ['T', 'A'], ['a', 't'], ['c', 'g'], ['g', 'c'], ['t', 'a']]) {
+  COMPLEMENT_CHAR[from.charCodeAt(0)] = to;
+}
