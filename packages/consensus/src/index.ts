@@ -1,1 +1,40 @@
-export {};
+// @virnucpro/consensus — VirNucPro's MLP classifier, its per-chunk consensus and the output files.
+export { formatFloat32, type FormatFloat32Options } from './format-float32.js';
+export { float32Bits, float32FromBits } from './float32-bits.js';
+export { MlpClassifier, MLP_TENSOR_NAMES, BATCH_NORM_EPS, type MlpShapes } from './mlp-classifier.js';
+export { loadMlp } from './load-mlp.js';
+export { readFeatures, FeatureFileError, type FeatureRows } from './read-features.js';
+export {
+  PREDICTION_HEADER,
+  PREDICTION_RESULTS_FILE,
+  formatPredictionRow,
+  parseNumpyFloat,
+  parsePredictionResults,
+  predictionLabel,
+  type PredictionLabel,
+  type PredictionRow,
+} from './prediction-row.js';
+export {
+  CONSENSUS_FILE,
+  CONSENSUS_HEADER,
+  ChunkMaxima,
+  compareCodePoints,
+  consensusFromRows,
+  consensusKey,
+  formatConsensus,
+  type ChunkConsensus,
+  type ConsensusFormatOptions,
+  type ConsensusKeyRule,
+} from './consensus.js';
+export {
+  SEQUENCE_SUMMARY_FILE,
+  SEQUENCE_SUMMARY_HEADER,
+  formatSequenceSummary,
+  originalSequenceId,
+  sequenceCall,
+  summarizeSequences,
+  type SequenceSummary,
+} from './sequence-summary.js';
+export { PredictionWriter, type PredictionFiles, type PredictionWriterOptions } from './prediction-writer.js';
+export { classifyFeatures, type ClassifyOptions } from './classify-features.js';
+export { StagedFile, writeTextFileAtomic } from './staged-file.js';

@@ -1,0 +1,130 @@
+// Streaming writer of the three output files. Rows arrive in input order (frame by frame or in batches);
+// prediction_results.txt is written as they come (to a temp file), while per-chunk maxima accumulate for the
+// consensus csv and the sequence summary, which need every row before they can be written. finish() writes
+// those two, fsyncs all three and renames them into place; abort() (or any failure) leaves no output file.
+// Memory: O(number of chunks) for the maxima (see ChunkMaxima), O(1) per row otherwise.
+
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
+import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
+import { SEQUENCE_SUMMARY_FILE, formatSequenceSummary, summarizeSequences } from './sequence-summary.js';
+import { StagedFile } from './staged-file.js';
+
+export interface PredictionWriterOptions {
+  /** Consensus key rule (default 'original': drop the last two characters). */
+  keyRule?: ConsensusKeyRule;
+  /** Add max_score_0/max_score_1 columns to the consensus csv (default false: the original's two columns). */
+  consensusScoreColumns?: boolean;
+  /** Write sequence_summary.tsv (default true). */
+  summary?: boolean;
+}
+
+export interface PredictionFiles {
+  predictions: string;
+  consensus: string;
+  summary?: string;
+  rows: number;
+  chunks: number;
+}
+
+export class PredictionWriter {
+  private readonly maxima: ChunkMaxima;
+  private readonly declared = new Map<string, number>();
+  private rowCount = 0;
+  private closed = false;
+
+  private constructor(
+    readonly outDir: string,
+    private readonly predictions: StagedFile,
+    private readonly options: PredictionWriterOptions,
+  ) {
+    this.maxima = new ChunkMaxima(options.keyRule);
+  }
+
+  /** Creates `outDir` if needed and starts prediction_results.txt (under a temporary name). */
+  static async create(outDir: string, options: PredictionWriterOptions = {}): Promise<PredictionWriter> {
+    await mkdir(outDir, { recursive: true });
+    const predictions = await StagedFile.create(join(outDir, PREDICTION_RESULTS_FILE));
+    await predictions.write(PREDICTION_HEADER);
+    return new PredictionWriter(outDir, predictions, options);
+  }
+
+  get rows(): number {
+    return this.rowCount;
+  }
+
+  /** One frame's scores (score1 = others, score2 = virus probability). */
+  async write(id: string, score1: number, score2: number): Promise<void> {
+    this.assertOpen();
+    this.maxima.add(id, score1, score2);
+    this.rowCount++;
+    await this.predictions.write(formatPredictionRow(id, score1, score2));
+  }
+
+  /** A batch: ids[i] has probabilities[2i] (others) and probabilities[2i+1] (virus). */
+  async writeBatch(ids: readonly string[], probabilities: ArrayLike<number>): Promise<void> {
+    this.assertOpen();
+    if (probabilities.length !== ids.length * 2) {
+      throw new Error(`writeBatch: ${ids.length} ids need ${ids.length * 2} probabilities, got ${probabilities.length}`);
+    }
+    let text = '';
+    for (let i = 0; i < ids.length; i++) {
+      const s1 = probabilities[2 * i];
+      const s2 = probabilities[2 * i + 1];
+      this.maxima.add(ids[i], s1, s2);
+      text += formatPredictionRow(ids[i], s1, s2);
+    }
+    this.rowCount += ids.length;
+    await this.predictions.write(text);
+  }
+
+  /**
+   * Tells the summary how many chunks an input sequence was cut into, so chunks without any scored frame
+   * count (as not viral). Optional; without it a sequence's chunks are those that had frames.
+   */
+  declareChunks(sequenceId: string, chunks: number): void {
+    this.assertOpen();
+    this.declared.set(sequenceId, (this.declared.get(sequenceId) ?? 0) + chunks);
+  }
+
+  /** Writes the consensus csv and the summary, then publishes all files. */
+  async finish(): Promise<PredictionFiles> {
+    this.assertOpen();
+    this.closed = true;
+    const staged: StagedFile[] = [this.predictions];
+    try {
+      const consensus = await StagedFile.create(join(this.outDir, CONSENSUS_FILE));
+      staged.push(consensus);
+      const sorted = this.maxima.sorted();
+      await consensus.write(formatConsensus(sorted, { scoreColumns: this.options.consensusScoreColumns }));
+      if (this.options.summary ?? true) {
+        const summary = await StagedFile.create(join(this.outDir, SEQUENCE_SUMMARY_FILE));
+        staged.push(summary);
+        await summary.write(formatSequenceSummary(summarizeSequences(this.maxima.groups(), this.declared)));
+      }
+      for (const file of staged) await file.complete();
+      for (const file of staged) await file.publish();
+    } catch (error) {
+      for (const file of staged) await file.discard();
+      throw error;
+    }
+    return {
+      predictions: staged[0].path,
+      consensus: staged[1].path,
+      summary: staged[2]?.path,
+      rows: this.rowCount,
+      chunks: this.maxima.size,
+    };
+  }
+
+  /** Drops everything written so far; no output file is created. */
+  async abort(): Promise<void> {
+    this.closed = true;
+    await this.predictions.discard();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('PredictionWriter: already finished or aborted');
+  }
+}
