@@ -1,0 +1,44 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { PackedBatch, PackItem, WindowPackOptions } from './pack-types.js';
+import { WindowPacker } from './window-packer.js';
+
+/**
+ * RxJS operator: packs a stream of items into token-budget batches with first-fit decreasing over a
+ * bounded window (see WindowPacker). Batches can complete out of input order; put `restoreOrder()`
+ * after the per-item results to get them back in order.
+ */
+export function packBatches<T>(options: WindowPackOptions): OperatorFunction<PackItem<T>, PackedBatch<T>> {
+  return (source) =>
+    new Observable<PackedBatch<T>>((subscriber) => {
+      const packer = new WindowPacker<T>(options);
+      return source.subscribe({
+        next(item) {
+          let ready: PackedBatch<T>[];
+          try {
+            ready = packer.push(item);
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          for (const batch of ready) subscriber.next(batch);
+        },
+        error(error) {
+          subscriber.error(error);
+        },
+        complete() {
+          for (const batch of packer.flush()) subscriber.next(batch);
+          subscriber.complete();
+        },
+      });
+    });
+}
+
+/** The same packing for an AsyncIterable of items (no RxJS needed); pulls items only as batches are taken. */
+export async function* packAsyncIterable<T>(
+  items: AsyncIterable<PackItem<T>> | Iterable<PackItem<T>>,
+  options: WindowPackOptions,
+): AsyncGenerator<PackedBatch<T>> {
+  const packer = new WindowPacker<T>(options);
+  for await (const item of items) yield* packer.push(item);
+  yield* packer.flush();
+}

@@ -1,0 +1,23 @@
+/** One sequence to pack: its position in the input stream (0-based, consecutive), its token count, its payload. */
+export interface PackItem<T> {
+  index: number;
+  tokens: number;
+  value: T;
+}
+
+/** Items that go through the model together; `tokens` = Σ item tokens ≤ `tokenBudget` unless one oversize item. */
+export interface PackedBatch<T> {
+  items: PackItem<T>[];
+  tokens: number;
+  tokenBudget: number;
+}
+
+export interface PackOptions {
+  /** Maximum tokens per batch (an item longer than this is batched alone). */
+  tokenBudget: number;
+}
+
+export interface WindowPackOptions extends PackOptions {
+  /** How many items may be held back to choose from (memory and latency bound). */
+  window: number;
+}

@@ -1,0 +1,66 @@
+import { firstFitDecreasing } from './first-fit-decreasing.js';
+import type { PackedBatch, PackItem, WindowPackOptions } from './pack-types.js';
+import { checkItem, checkWindow } from './validate.js';
+
+/** A batch filled less than this is held back once and re-packed with the next window's items. */
+const CARRY_BELOW_FILL = 0.9;
+
+/**
+ * Streaming first-fit decreasing over a bounded window: items are held until `window` of them are
+ * waiting, then packed together. The emptiest batch of a window, if under 90 % full, is not emitted:
+ * its items rejoin the next window (at most once each, so no item waits more than two windows). At the
+ * end everything left is packed and emitted. Never holds more than `window` items.
+ */
+export class WindowPacker<T> {
+  private readonly tokenBudget: number;
+  private readonly window: number;
+  private pending: PackItem<T>[] = [];
+  private readonly carried = new Set<number>();
+
+  constructor(options: WindowPackOptions) {
+    checkWindow(options);
+    this.tokenBudget = options.tokenBudget;
+    this.window = options.window;
+  }
+
+  /** Items currently held back. */
+  get held(): number {
+    return this.pending.length;
+  }
+
+  /** Adds one item; returns the batches that became ready (often none). */
+  push(item: PackItem<T>): PackedBatch<T>[] {
+    checkItem(item);
+    this.pending.push(item);
+    return this.pending.length >= this.window ? this.packWindow(false) : [];
+  }
+
+  /** End of input: packs and returns everything still held. */
+  flush(): PackedBatch<T>[] {
+    return this.pending.length > 0 ? this.packWindow(true) : [];
+  }
+
+  private packWindow(final: boolean): PackedBatch<T>[] {
+    const batches = firstFitDecreasing(this.pending, this.tokenBudget);
+    this.pending = [];
+    if (final || batches.length < 2) {
+      this.carried.clear();
+      return batches;
+    }
+    let emptiest = -1;
+    for (let i = 0; i < batches.length; i++) {
+      if (emptiest === -1 || batches[i].tokens < batches[emptiest].tokens) emptiest = i;
+    }
+    const candidate = batches[emptiest];
+    const alreadyCarried = candidate.items.some((item) => this.carried.has(item.index));
+    const nowCarried = new Set<number>();
+    if (candidate.tokens < CARRY_BELOW_FILL * this.tokenBudget && !alreadyCarried && candidate.items.length < this.window) {
+      batches.splice(emptiest, 1);
+      this.pending = candidate.items.slice();
+      for (const item of candidate.items) nowCarried.add(item.index);
+    }
+    this.carried.clear();
+    for (const index of nowCarried) this.carried.add(index);
+    return batches;
+  }
+}

@@ -1,0 +1,107 @@
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { WindowPacker, packArray, packAsyncIterable, packBatches, type PackItem, type PackedBatch } from '@virnucpro/packer';
+import { randomInt, rng } from './random.js';
+
+function randomItems(next: () => number, budget: number): PackItem<string>[] {
+  const n = randomInt(next, 0, 400);
+  const maxTokens = [budget / 8, budget / 2, budget * 1.5][randomInt(next, 0, 2)];
+  return Array.from({ length: n }, (_, index) => ({ index, tokens: randomInt(next, 0, Math.ceil(maxTokens)), value: `v${index}` }));
+}
+
+/**
+ * The invariants every packing must satisfy, checked independently of how it was produced. Returns the
+ * problems found (plain loops: per-item expect() calls would make the suite slow).
+ */
+function packingProblems(items: PackItem<string>[], batches: PackedBatch<string>[], budget: number): string[] {
+  const problems: string[] = [];
+  const seen = new Map<number, number>();
+  batches.forEach((batch, b) => {
+    if (batch.items.length === 0) problems.push(`batch ${b} is empty`);
+    if (batch.tokenBudget !== budget) problems.push(`batch ${b} budget ${batch.tokenBudget}`);
+    const sum = batch.items.reduce((s, item) => s + item.tokens, 0);
+    if (batch.tokens !== sum) problems.push(`batch ${b} says ${batch.tokens} tokens, holds ${sum}`);
+    if (sum > budget && batch.items.length !== 1) problems.push(`batch ${b} over budget with ${batch.items.length} items`);
+    for (const item of batch.items) {
+      seen.set(item.index, (seen.get(item.index) ?? 0) + 1);
+      if (item !== items[item.index]) problems.push(`item ${item.index} is not the input object`);
+    }
+  });
+  if (seen.size !== items.length) problems.push(`${seen.size} distinct items batched, ${items.length} given`);
+  for (const [index, count] of seen) if (count !== 1) problems.push(`item ${index} in ${count} batches`);
+  return problems;
+}
+
+function checkPacking(items: PackItem<string>[], batches: PackedBatch<string>[], budget: number): void {
+  expect(packingProblems(items, batches, budget)).toEqual([]);
+}
+
+describe('packing properties (seeded random inputs)', () => {
+  it('packArray: every item in exactly one batch, no batch over budget unless a lone oversize item', () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const next = rng(seed);
+      const budget = randomInt(next, 10, 5000);
+      const items = randomItems(next, budget);
+      checkPacking(items, packArray(items, { tokenBudget: budget }), budget);
+    }
+  });
+
+  it('packBatches: same invariants, and never holds more than `window` items', async () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const next = rng(seed * 7919);
+      const budget = randomInt(next, 10, 5000);
+      const window = randomInt(next, 1, 120);
+      const items = randomItems(next, budget);
+      const batches = await lastValueFrom(from(items).pipe(packBatches<string>({ tokenBudget: budget, window }), toArray()));
+      checkPacking(items, batches, budget);
+
+      const packer = new WindowPacker<string>({ tokenBudget: budget, window });
+      let emitted = 0;
+      let maxHeld = 0;
+      let accountingErrors = 0;
+      for (const item of items) {
+        emitted += packer.push(item).reduce((s, b) => s + b.items.length, 0);
+        maxHeld = Math.max(maxHeld, packer.held);
+        if (packer.held + emitted !== item.index + 1) accountingErrors++; // pushed = held + emitted
+      }
+      expect(maxHeld).toBeLessThanOrEqual(window);
+      expect(accountingErrors).toBe(0);
+    }
+  });
+
+  it('is deterministic and the async-iterable form gives the same batches as the operator', async () => {
+    const next = rng(42);
+    const items = randomItems(next, 1000);
+    const options = { tokenBudget: 1000, window: 50 };
+    const a = await lastValueFrom(from(items).pipe(packBatches<string>(options), toArray()));
+    const b = await lastValueFrom(from(items).pipe(packBatches<string>(options), toArray()));
+    const c: PackedBatch<string>[] = [];
+    for await (const batch of packAsyncIterable(items, options)) c.push(batch);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+  });
+
+  it('puts an item longer than the budget alone, and a zero-token item somewhere', () => {
+    const items = [
+      { index: 0, tokens: 30, value: 'a' },
+      { index: 1, tokens: 150, value: 'big' },
+      { index: 2, tokens: 0, value: 'empty' },
+      { index: 3, tokens: 70, value: 'b' },
+    ];
+    const batches = packArray(items, { tokenBudget: 100 });
+    expect(batches.map((b) => b.items.map((i) => i.value))).toEqual([['a', 'empty', 'b'], ['big']]);
+    expect(batches.map((b) => b.tokens)).toEqual([100, 150]);
+  });
+
+  it('first-fit decreasing beats next-fit on a case where next-fit wastes a batch', () => {
+    // Next-fit decreasing (the original "FFD"): [60], [50, 40], [40] → 3 batches. First fit: [60, 40], [50, 40] → 2.
+    const items = [60, 50, 40, 40].map((tokens, index) => ({ index, tokens, value: index }));
+    expect(packArray(items, { tokenBudget: 100 }).map((b) => b.items.map((i) => i.tokens))).toEqual([[60, 40], [50, 40]]);
+  });
+
+  it('rejects invalid options and items', () => {
+    expect(() => packArray([], { tokenBudget: 0 })).toThrow(RangeError);
+    expect(() => new WindowPacker({ tokenBudget: 10, window: 0 })).toThrow(RangeError);
+    expect(() => packArray([{ index: 0, tokens: Number.NaN, value: 0 }], { tokenBudget: 10 })).toThrow(/item 0/);
+  });
+});
