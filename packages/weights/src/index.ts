@@ -7,3 +7,7 @@ export { SafetensorsFile, openSafetensors, readSafetensors, readShardedSafetenso
 export type { TensorCollection } from './safetensors-write.js';
 export { encodeSafetensorsHeader, writeSafetensors } from './safetensors-write.js';
 export { writeFileAtomic } from './file-io.js';
+export { unpickle, unpickleAt, type UnpickleOptions } from './pickle/unpickler.js';
+export { PyCallable, PyGlobal, PyObject, pythonAttributes, type DictMode } from './pickle/python-objects.js';
+export { readTorchCheckpoint, type ReadTorchOptions } from './torch/read-torch-checkpoint.js';
+export { isTensorData, isTorchModule, loadStateDict, moduleStateDict, stateDictOf } from './state-dict.js';
