@@ -11,3 +11,12 @@ export { unpickle, unpickleAt, type UnpickleOptions } from './pickle/unpickler.j
 export { PyCallable, PyGlobal, PyObject, pythonAttributes, type DictMode } from './pickle/python-objects.js';
 export { readTorchCheckpoint, type ReadTorchOptions } from './torch/read-torch-checkpoint.js';
 export { isTensorData, isTorchModule, loadStateDict, moduleStateDict, stateDictOf } from './state-dict.js';
+export {
+  DEFAULT_SHARD_BYTES,
+  readTfjsArtifact,
+  writeTfjsArtifact,
+  type TfjsArtifact,
+  type TfjsModelJson,
+  type TfjsWeightEntry,
+  type WriteTfjsOptions,
+} from './tfjs-artifact.js';
