@@ -1,0 +1,45 @@
+import type { CommandModule, Options } from 'yargs';
+import { PREDICT_OPTIONS, type OptionSpec } from '../config/predict-options.js';
+import { resolvePredictOptions } from '../config/resolve-predict-options.js';
+import { runPredict } from '../pipeline/run-predict.js';
+import { createProgressReporter } from '../progress/progress-reporter.js';
+import { runCommand } from './run-command.js';
+
+// Flags carry no yargs defaults: defaults are applied by resolvePredictOptions, after the config file, so
+// an untyped flag never overrides a config value.
+function yargsOption(spec: OptionSpec): Options {
+  const numeric = spec.kind === 'integer' || (spec.kind === 'choice' && typeof spec.choices?.[0] === 'number');
+  const type = spec.kind === 'boolean' ? 'boolean' : numeric ? 'number' : 'string';
+  const shown = spec.default === undefined ? '' : ` [default: ${Array.isArray(spec.default) ? spec.default.join(',') : spec.default}]`;
+  return { type, describe: spec.description + shown, choices: spec.choices as Options['choices'], requiresArg: type !== 'boolean' };
+}
+
+export const predictCommand: CommandModule = {
+  command: 'predict [input]',
+  describe: 'Find viral sequences: FASTA → chunks → six frames → DNABERT-S + ESM-2 → MLP → per-chunk calls',
+  builder: (y) => {
+    let parser = y.positional('input', { type: 'string', describe: 'DNA FASTA file (plain or gzip)' });
+    for (const spec of PREDICT_OPTIONS) if (spec.key !== 'input') parser = parser.option(spec.key, yargsOption(spec));
+    return parser
+      .example('$0 predict reads.fa --out-dir results', 'ESM-2 3B + DNABERT-S + 500 bp MLP from ~/.cache/virnucpro')
+      .example('$0 predict reads.fa --model-type 300 --out-dir r300 --backend tensorflow --devices 0,1', 'two GPUs')
+      .example('$0 predict reads.fa --out-dir results --resume', 'continue an interrupted run')
+      .example('$0 predict --config run.yaml', 'every option from a YAML file (see `virnucpro config init`)')
+      .epilogue('Exit codes: 0 done, 1 error, 2 bad input or options, 130 interrupted (SIGINT), 143 terminated (SIGTERM). See docs/usage.md.');
+  },
+  handler: (args) =>
+    runCommand(async () => {
+      const flags: Record<string, unknown> = {};
+      for (const spec of PREDICT_OPTIONS) if (args[spec.key] !== undefined) flags[spec.key] = args[spec.key];
+      const options = resolvePredictOptions(flags);
+      const reporter = createProgressReporter({ quiet: options.quiet });
+      try {
+        const s = await runPredict(options, { reporter, handleSignals: true });
+        reporter.log(
+          `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend}); results in ${options.outDir}`,
+        );
+      } finally {
+        reporter.close();
+      }
+    }),
+};

@@ -1,0 +1,10 @@
+/** One kept reading frame flowing through predict: `@virnucpro/sixframe`'s Frame. */
+export interface FrameItem {
+  /** `{record}_chunk_{k}{F1..R3}` */
+  id: string;
+  nucleotide: string;
+  protein: string;
+}
+
+/** ESM-2 tokens of a frame: residues + BOS + EOS. Batches are packed on this count (ESM-2 dominates cost). */
+export const esmTokenCount = (frame: FrameItem): number => frame.protein.length + 2;

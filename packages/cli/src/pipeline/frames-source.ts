@@ -1,0 +1,56 @@
+import { readFasta } from '@virnucpro/fasta-stream';
+import { chunkRecord, formatSingleLineFasta, formatWrappedFasta, identifyFrames } from '@virnucpro/sixframe';
+import type { FrameItem } from './frame-item.js';
+import type { StagedTextFile } from './staged-text-file.js';
+
+export interface FrameCounts {
+  sequences: number;
+  chunks: number;
+  frames: number;
+  esmTokens: number;
+}
+
+export interface IntermediateWriters {
+  chunked: StagedTextFile;
+  nucleotide: StagedTextFile;
+  protein: StagedTextFile;
+}
+
+/**
+ * FASTA → VirNucPro chunks → kept six-frame translations, lazily (one record in memory at a time).
+ * `counts` is updated as frames are pulled. With `intermediate`, the three files of the original tool are
+ * written along the way (chunks 60-column wrapped; frames one line each), in the original's order.
+ */
+export async function* framesFromFasta(
+  input: string,
+  chunkLength: number,
+  counts: FrameCounts,
+  intermediate?: IntermediateWriters,
+  onRecord?: (id: string, chunks: number) => void,
+): AsyncGenerator<FrameItem> {
+  for await (const record of readFasta(input)) {
+    counts.sequences++;
+    const chunks = chunkRecord(record, chunkLength);
+    onRecord?.(record.id, chunks.length);
+    for (const chunk of chunks) {
+      counts.chunks++;
+      if (intermediate) await intermediate.chunked.write(formatWrappedFasta(chunk.id, chunk.sequence));
+      for (const frame of identifyFrames(chunk.id, chunk.sequence)) {
+        counts.frames++;
+        counts.esmTokens += frame.protein.length + 2;
+        if (intermediate) {
+          await intermediate.nucleotide.write(formatSingleLineFasta(frame.id, frame.nucleotide));
+          await intermediate.protein.write(formatSingleLineFasta(frame.id, frame.protein));
+        }
+        yield frame;
+      }
+    }
+  }
+}
+
+/** Counts what framesFromFasta would produce (for progress totals), without keeping anything. */
+export async function countFrames(input: string, chunkLength: number): Promise<FrameCounts> {
+  const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
+  for await (const _ of framesFromFasta(input, chunkLength, counts)) void _;
+  return counts;
+}

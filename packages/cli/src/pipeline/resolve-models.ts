@@ -1,0 +1,38 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { DNABERT_DIR, ESM_REPOS, MLP_FILES, esmDirName, type EsmSize } from '../download/model-catalog.js';
+import { readModelsIndex } from '../download/models-index.js';
+
+export interface ModelPaths {
+  esm: string;
+  dnabert: string;
+  mlp: string;
+}
+
+/**
+ * Finds the ESM-2, DNABERT-S and MLP files for a run: explicit --esm/--dnabert/--mlp win; otherwise the
+ * models folder's models.json (written by `models download` and the demo-model generator), else the
+ * download layout (ESM-2 3B preferred, then the largest ESM-2 present; DNABERT-S/; <type>_model.pth).
+ */
+export function resolveModelPaths(options: { modelsDir: string; modelType: 300 | 500; esm?: string; dnabert?: string; mlp?: string }): ModelPaths {
+  const dir = options.modelsDir;
+  const index = existsSync(dir) ? readModelsIndex(dir) : undefined;
+  const inDir = (rel: string | undefined) => (rel ? join(dir, rel) : undefined);
+  const esmSizes = Object.keys(ESM_REPOS).reverse() as EsmSize[];
+  const preferred: EsmSize[] = ['3B', ...esmSizes.filter((s) => s !== '3B')];
+  const esm =
+    options.esm ?? inDir(index?.esm) ?? preferred.map((s) => join(dir, esmDirName(s))).find((p) => existsSync(p));
+  const dnabert = options.dnabert ?? inDir(index?.dnabert) ?? join(dir, DNABERT_DIR);
+  const mlp = options.mlp ?? inDir(index?.mlp?.[String(options.modelType) as '300' | '500']) ?? join(dir, MLP_FILES[options.modelType]);
+
+  const hint = `run \`virnucpro models download${dir ? ` --models-dir ${dir}` : ''}\` or pass the path explicitly`;
+  if (!esm || !existsSync(esm)) throw new UsageError(`no ESM-2 model: ${esm ?? `nothing like esm2_* in ${dir}`} (--esm); ${hint}`);
+  if (!existsSync(dnabert)) throw new UsageError(`no DNABERT-S model at ${dnabert} (--dnabert); ${hint}`);
+  if (statSync(dnabert).isDirectory() && !existsSync(join(dnabert, 'tokenizer.json'))) {
+    throw new UsageError(`${dnabert} has no tokenizer.json; DNABERT-S needs its tokenizer next to the weights`);
+  }
+  if (!existsSync(mlp)) throw new UsageError(`no VirNucPro MLP at ${mlp} (--mlp); ${hint}`);
+  if (statSync(mlp).isDirectory()) throw new UsageError(`--mlp must be a file (.pth or .safetensors), ${mlp} is a folder`);
+  return { esm, dnabert, mlp };
+}

@@ -1,0 +1,212 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
+import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
+import { BpeTokenizer } from '@virnucpro/dnabert';
+import { initBackend, type BackendName } from '@virnucpro/ops';
+import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
+import { runEmbedding, startPool, type WorkerPool } from '@virnucpro/runtime';
+import type { PredictOptions } from '../config/predict-options.js';
+import { UsageError } from '../errors.js';
+import { writeFileAtomic } from '../fs/write-file-atomic.js';
+import type { ProgressReporter } from '../progress/progress-reporter.js';
+import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
+import { createFeaturesModel } from './features-worker.js';
+import { esmTokenCount, type FrameItem } from './frame-item.js';
+import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriters } from './frames-source.js';
+import { inProcessPool } from './in-process-pool.js';
+import { describeModel } from './model-identity.js';
+import { resolveModelPaths } from './resolve-models.js';
+import { StagedTextFile } from './staged-text-file.js';
+
+export const RUN_SUMMARY_FILE = 'run_summary.json';
+export const CHECKPOINT_DIR = '.checkpoints';
+/** Rows per MLP call (the original's DataLoader batch size; does not change results). */
+const MLP_BATCH = 256;
+
+export interface RunPredictIo {
+  reporter: ProgressReporter;
+  /** Install SIGINT/SIGTERM handlers that save finished work and exit 130/143 (CLI: true; tests: false). */
+  handleSignals?: boolean;
+}
+
+/**
+ * `virnucpro predict` end to end, streaming: FASTA → chunks → six frames → [DNABERT-S | ESM-2] features
+ * (packed on ESM-2 tokens, in-process or on a worker pool, checkpointed) → MLP → PredictionWriter. Results
+ * come back in input order, so the outputs equal the original tool's row order.
+ */
+export async function runPredict(options: PredictOptions, io: RunPredictIo): Promise<RunSummary> {
+  const { reporter } = io;
+  if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`input file not found: ${options.input}`);
+  const models = resolveModelPaths(options);
+  try {
+    await assertOutputDirUsable(options.outDir, { resume: options.resume, force: options.force });
+  } catch (err) {
+    if (err instanceof OutputDirNotEmptyError) throw new UsageError(err.message);
+    throw err;
+  }
+  const summary = new RunSummaryBuilder({
+    input: options.input,
+    chunkLength: options.length,
+    models,
+    backend: options.backend,
+    devices: options.devices,
+    workers: options.workers,
+    tokenBudget: options.tokenBudget,
+  });
+
+  summary.startStage('load-models');
+  const mlp = await loadMlp(models.mlp).catch((err: Error) => {
+    throw new UsageError(`cannot load the MLP ${models.mlp}: ${err.message}`);
+  });
+  const dnabertTokenizer = await BpeTokenizer.fromFile(join(models.dnabert, 'tokenizer.json'));
+  const pool = await startFeaturePool(options, models);
+  summary.setBackend(pool.backend);
+  summary.endStage('load-models');
+
+  let writer: PredictionWriter | undefined;
+  let intermediate: IntermediateWriters | undefined;
+  let removeSignalHandlers = () => {};
+  const cleanUp = async () => {
+    await writer?.abort().catch(() => undefined);
+    if (intermediate) for (const f of Object.values(intermediate)) await f.discard().catch(() => undefined);
+  };
+  try {
+    if (mlp.inputDim !== pool.pool.dim) {
+      throw new UsageError(
+        `the MLP ${models.mlp} expects ${mlp.inputDim}-d features, but the models make ${pool.pool.dim}-d ones ([DNABERT-S | ESM-2]); use the MLP trained for these models`,
+      );
+    }
+    const checkpoint = await openCheckpoint({
+      dir: join(options.outDir, CHECKPOINT_DIR),
+      model: { feature: 'virnucpro [dnabert-s mean | esm-2 mean]', chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert) },
+      inputFingerprint: await fingerprintFiles([options.input]),
+      dim: pool.pool.dim,
+      resume: options.resume,
+      force: options.force,
+      checkpointEvery: options.checkpointEvery,
+    }).catch((err: Error) => {
+      throw err instanceof CheckpointMismatchError ? new UsageError(err.message) : err;
+    });
+    if (options.resume && checkpoint.report.restoredItems > 0) {
+      reporter.log(`resuming: ${checkpoint.report.restoredItems} frames restored from ${checkpoint.report.verifiedShards} checkpoint shard(s)`);
+    }
+    for (const dropped of checkpoint.report.droppedShards) reporter.log(`checkpoint shard ${dropped.file} discarded (${dropped.reason}); its frames are recomputed`);
+
+    // Totals for the progress bar (chunking + translation are cheap next to the models).
+    const totals = await summary.time('count', () => countFrames(options.input, options.length));
+
+    writer = await PredictionWriter.create(options.outDir);
+    if (options.keepIntermediate) {
+      const paths = prepOutputPaths(options.outDir, inputStem(options.input), options.length);
+      intermediate = { chunked: new StagedTextFile(paths.chunked), nucleotide: new StagedTextFile(paths.nucleotide), protein: new StagedTextFile(paths.protein) };
+    }
+    if (io.handleSignals) {
+      removeSignalHandlers = onTerminationSignal(
+        async () => {
+          await checkpoint.flush();
+          await cleanUp();
+          await pool.pool.close().catch(() => undefined);
+        },
+        { log: (m) => reporter.log(m) },
+      );
+    }
+
+    const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
+    const activeWriter = writer;
+    const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, chunks) => activeWriter.declareChunks(id, chunks));
+    const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames' });
+    const counted = countingPool(pool.pool, (tokens) => summary.addBatch(tokens));
+    const run = runEmbedding<FrameItem>({
+      items: frames,
+      pack: { tokenBudget: options.tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
+      pool: counted,
+      checkpoint,
+      idOf: (frame) => frame.id,
+    });
+
+    summary.startStage('embed+classify');
+    const dim = pool.pool.dim;
+    let ids: string[] = [];
+    let rows = new Float32Array(MLP_BATCH * dim);
+    const classify = async () => {
+      if (ids.length === 0) return;
+      const probabilities = mlp.predict(rows.subarray(0, ids.length * dim), ids.length);
+      await activeWriter.writeBatch(ids, probabilities);
+      ids = [];
+    };
+    for await (const result of run) {
+      rows.set(result.vector, ids.length * dim);
+      ids.push(result.item.id);
+      const dnabertTokens = dnabertTokenizer.tokenCount(result.item.nucleotide);
+      summary.dnabertTokens += dnabertTokens;
+      summary.esmTokens += esmTokenCount(result.item);
+      progress.tick(1, esmTokenCount(result.item));
+      if (ids.length === MLP_BATCH) {
+        await classify();
+        rows = new Float32Array(MLP_BATCH * dim);
+      }
+    }
+    await classify();
+    progress.finish();
+    summary.endStage('embed+classify');
+
+    await summary.time('write', async () => {
+      await activeWriter.finish();
+      if (intermediate) for (const f of Object.values(intermediate)) await f.commit();
+    });
+    await checkpoint.close({ complete: true });
+    removeSignalHandlers();
+    summary.sequences = counts.sequences;
+    summary.chunks = counts.chunks;
+    summary.frames = counts.frames;
+    summary.resumedSequences = run.stats.resumedSequences;
+    const result = summary.build('complete');
+    writeFileAtomic(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(result, null, 2) + '\n');
+    return result;
+  } catch (err) {
+    removeSignalHandlers();
+    await cleanUp();
+    throw err;
+  } finally {
+    await pool.pool.close().catch(() => undefined);
+  }
+}
+
+/** The features model on a worker pool (--devices / --workers N) or in this process (default). */
+async function startFeaturePool(options: PredictOptions, models: { esm: string; dnabert: string }): Promise<{ pool: WorkerPool<FrameItem>; backend: BackendName }> {
+  const useWorkers = options.devices.length > 0 || options.workers > 0;
+  if (!useWorkers) {
+    const model = await createFeaturesModel(models, { backend: options.backend });
+    return { pool: inProcessPool<FrameItem>(model), backend: model.backend };
+  }
+  const backend = options.backend === 'auto' ? await initBackend('auto') : options.backend;
+  const devices = options.devices.map((d) => {
+    const n = Number(d);
+    if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
+    return n;
+  });
+  const pool = await startPool<FrameItem>({
+    model: { module: fileURLToPath(new URL('./features-worker.js', import.meta.url)), export: 'featuresWorkerFactory', options: models },
+    backend,
+    devices: devices.length ? devices : undefined,
+    workers: options.workers > 0 ? options.workers : undefined,
+  });
+  return { pool, backend };
+}
+
+/** Wraps a pool so every submitted batch is counted (batches, tokens → packing efficiency). */
+function countingPool<I>(pool: WorkerPool<I>, onBatch: (tokens: number) => void): WorkerPool<I> {
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'submit') {
+        return (batch: Parameters<WorkerPool<I>['submit']>[0]) => {
+          onBatch(batch.items.reduce((sum, item) => sum + item.tokens, 0));
+          return target.submit(batch);
+        };
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}
