@@ -9,6 +9,8 @@ export interface ClassifyOptions extends PredictionWriterOptions {
   /** Rows per MLP call (default 256, the original's batch size; it does not change results). */
   batchSize?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Stops between batches; nothing is written (the error is the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export async function classifyFeatures(
@@ -25,6 +27,7 @@ export async function classifyFeatures(
   try {
     const total = features.ids.length;
     for (let start = 0; start < total; start += batch) {
+      options.signal?.throwIfAborted();
       const end = Math.min(total, start + batch);
       const probabilities = mlp.predict(features.data.subarray(start * features.dim, end * features.dim), end - start);
       await writer.writeBatch(features.ids.slice(start, end), probabilities);

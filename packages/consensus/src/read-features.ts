@@ -6,8 +6,7 @@
 // missing from one modality stay in the list); that shifts every later id, so here any count mismatch is
 // an error.
 
-import { readSafetensors, toFloat32, type TensorData } from '@virnucpro/weights';
-import { readTorchFile } from './torch-files.js';
+import { readSafetensors, readTorchCheckpoint, toFloat32, type TensorData } from '@virnucpro/weights';
 
 export interface FeatureRows {
   ids: string[];
@@ -40,7 +39,7 @@ async function readSafetensorsFeatures(path: string): Promise<FeatureRows> {
 }
 
 async function readMergedPt(path: string): Promise<FeatureRows> {
-  const root = await readTorchFile(path);
+  const root = await readTorchCheckpoint(path);
   const ids = field(root, 'ids');
   const data = field(root, 'data');
   if (ids === undefined || data === undefined) {

@@ -1,0 +1,85 @@
+import { resolve } from 'node:path';
+import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule } from '@virnucpro/consensus';
+import type { CommandModule } from 'yargs';
+import { UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { runCommand } from './run-command.js';
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
+
+/**
+ * `virnucpro classify`: VirNucPro stages 8–9 on their own — the MLP over merged features, then the
+ * per-chunk consensus — writing prediction_results.txt, prediction_results_highestscore.csv and
+ * sequence_summary.tsv.
+ */
+export const classifyCommand: CommandModule = {
+  command: 'classify',
+  describe: 'Score merged DNABERT-S+ESM-2 features with the VirNucPro MLP and write the prediction files (stages 8-9)',
+  builder: (y) =>
+    y
+      .option('mlp', { type: 'string', demandOption: true, describe: 'VirNucPro MLP: the original whole-module .pth (300_model.pth / 500_model.pth) or a .safetensors with the same tensor names' })
+      .option('features', { type: 'string', demandOption: true, describe: "merged features: a VirNucPro merged .pt ({'ids', 'data'}) or a .safetensors with 'embeddings' [N, D] and metadata 'ids' (JSON array)" })
+      .option('out-dir', { alias: 'o', type: 'string', demandOption: true, describe: 'directory for the output files (created if missing)' })
+      .option('consensus-scores', { type: 'boolean', default: false, describe: 'add max_score_0/max_score_1 columns to the consensus csv' })
+      .option('key-rule', { choices: ['original', 'frame-suffix'] as const, default: 'original', describe: "consensus key: 'original' drops the last 2 characters of every id (VirNucPro); 'frame-suffix' only a trailing F1-F3/R1-R3" })
+      .option('summary', { type: 'boolean', default: true, describe: 'write sequence_summary.tsv (--no-summary to skip)' })
+      .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
+      .epilogue(
+        [
+          'Writes into --out-dir:',
+          '  prediction_results.txt               Sequence_ID, Prediction (virus|others), score1 (others), score2 (virus)',
+          '  prediction_results_highestscore.csv  tab-separated: Modified_ID (chunk), Is_Virus (max score2 >= max score1)',
+          '  sequence_summary.tsv                 one row per input sequence: chunks, viral chunks, fraction, best score, call',
+          'Files appear only when complete. Exit codes: 0 ok, 1 error, 2 bad input, 130/143 interrupted.',
+        ].join('\n'),
+      )
+      .example('$0 classify --mlp 500_model.pth --features output_1_merged.pt -o results', 'classify one merged feature file'),
+  handler: (args) =>
+    runCommand(async () => {
+      const mlpPath = resolve(args.mlp as string);
+      const featuresPath = resolve(args.features as string);
+      const outDir = resolve(args['out-dir'] as string);
+      const quiet = Boolean(args.quiet);
+      const controller = new AbortController();
+      let caught: NodeJS.Signals | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        caught = signal;
+        controller.abort(new Error(`interrupted by ${signal}; no output written`));
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const mlp = await loadMlp(mlpPath).catch((e: Error) => {
+          throw new UsageError(`cannot use --mlp ${mlpPath}: ${e.message}`);
+        });
+        const features = await readFeatures(featuresPath).catch((e: Error) => {
+          throw new UsageError(`cannot use --features ${featuresPath}: ${e.message}`);
+        });
+        if (features.dim !== mlp.inputDim) {
+          throw new UsageError(`${featuresPath}: rows have ${features.dim} features but the MLP ${mlpPath} expects ${mlp.inputDim}`);
+        }
+        const started = Date.now();
+        const files = await classifyFeatures(mlp, features, outDir, {
+          keyRule: args['key-rule'] as ConsensusKeyRule,
+          consensusScoreColumns: Boolean(args['consensus-scores']),
+          summary: Boolean(args.summary),
+          signal: controller.signal,
+        });
+        if (!quiet) {
+          const seconds = (Date.now() - started) / 1000;
+          console.error(`classified ${files.rows} frames in ${files.chunks} chunks in ${seconds.toFixed(1)} s`);
+          for (const f of [files.predictions, files.consensus, files.summary]) if (f) console.error(`wrote ${f}`);
+        }
+      } catch (error) {
+        if (caught) {
+          console.error(`virnucpro: interrupted by ${caught}; no output written`);
+          process.exitCode = SIGNAL_EXIT[caught];
+          return;
+        }
+        throw error;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }),
+};
