@@ -34,6 +34,8 @@ export async function loadEsm2Checkpoint(path: string): Promise<Esm2Checkpoint> 
   }
   const configPath = join(dirname(path), 'config.json');
   const hfConfig = existsSync(configPath) ? configFromHuggingFace(await readJson(configPath), configPath) : undefined;
+  // An unnamed HF config (empty _name_or_path) is named after its folder.
+  if (hfConfig && hfConfig.name === configPath) hfConfig.name = basename(dirname(configPath));
   if (path.endsWith('.safetensors') || path.endsWith('.safetensors.index.json')) {
     const { tensors } = await readSafetensors(path, { filter: (n) => typeof canonicalEsm2Name(n) === 'string' });
     return finish({ config: hfConfig, tensors: canonicalize(tensors, path) }, path);

@@ -1,9 +1,10 @@
 import type { CommandModule } from 'yargs';
 import { classifyCommand } from './classify.js';
 import { configCommand } from './config.js';
+import { embedCommand } from './embed.js';
 import { modelsCommand } from './models.js';
 import { predictCommand } from './predict.js';
 
 // Every subcommand of `virnucpro`, one module per file in this folder.
 // Add a command by importing it here and appending it to the list.
-export const commands: CommandModule<any, any>[] = [configCommand, modelsCommand, predictCommand, classifyCommand];
+export const commands: CommandModule<any, any>[] = [configCommand, modelsCommand, predictCommand, classifyCommand, embedCommand];

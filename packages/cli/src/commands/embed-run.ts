@@ -1,0 +1,126 @@
+import { readFasta } from '@virnucpro/fasta-stream';
+import type { Embedder } from '@virnucpro/ops';
+import { packAsyncIterable, type PackItem } from '@virnucpro/packer';
+import { UsageError } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { writeFileAtomic } from '../fs/write-file-atomic.js';
+import { EmbeddingFileWriter } from './embedding-file-writer.js';
+
+export interface EmbedRunOptions {
+  embedder: Embedder;
+  backend: string;
+  input: string;
+  output: string;
+  tokenBudget: number;
+  /** Items the packer may hold back to fill batches. */
+  window: number;
+  summaryPath?: string;
+  /** Extra `__metadata__` entries (model name, config). */
+  metadata: Record<string, string>;
+  log?: (line: string) => void;
+}
+
+export interface EmbedSummary {
+  sequences: number;
+  tokens: number;
+  batches: number;
+  tokenBudget: number;
+  /** Real tokens / (batches × budget), a lone oversize batch counting its own size. */
+  packingEfficiency: number;
+  seconds: number;
+  sequencesPerSecond: number;
+  tokensPerSecond: number;
+  backend: string;
+  model: string;
+  dim: number;
+}
+
+interface Protein {
+  id: string;
+  sequence: string;
+}
+
+/**
+ * FASTA → packed batches → embedder → `embeddings` [N, dim] safetensors in input order, with
+ * `__metadata__.ids` (JSON array). Bad records stop the run with a UsageError naming the record;
+ * nothing is left at the output path unless the run completes. SIGINT/SIGTERM clean up too.
+ */
+export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> {
+  const { embedder } = options;
+  const writer = new EmbeddingFileWriter(options.output, embedder.dim);
+  const ids: string[] = [];
+  let tokens = 0;
+  let batches = 0;
+  let spent = 0;
+  const started = performance.now();
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = signal;
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  async function* items(): AsyncGenerator<PackItem<Protein>> {
+    let index = 0;
+    for await (const record of readFasta(options.input)) {
+      if (interrupted) return;
+      const where = `${options.input}: record ${index + 1} (>${record.id})`;
+      if (record.sequence.length === 0) throw new UsageError(`${where}: empty sequence; expected at least one amino acid`);
+      let count: number;
+      try {
+        count = embedder.tokenCount(record.sequence);
+      } catch (error) {
+        throw new UsageError(`${where}: ${(error as Error).message}`);
+      }
+      yield { index: index++, tokens: count, value: { id: record.id, sequence: record.sequence } };
+    }
+  }
+
+  try {
+    // Batches may complete out of input order; vectors wait here until their turn.
+    const pending = new Map<number, { id: string; vector: Float32Array }>();
+    let next = 0;
+    for await (const batch of packAsyncIterable(items(), { tokenBudget: options.tokenBudget, window: options.window })) {
+      if (interrupted) break;
+      const vectors = await embedder.embedBatch(batch.items.map((item) => item.value.sequence));
+      batch.items.forEach((item, i) => pending.set(item.index, { id: item.value.id, vector: vectors[i] }));
+      batches++;
+      tokens += batch.tokens;
+      spent += Math.max(batch.tokenBudget, batch.tokens);
+      for (let ready = pending.get(next); ready; ready = pending.get(next)) {
+        await writer.append(ready.vector);
+        ids.push(ready.id);
+        pending.delete(next++);
+      }
+    }
+    if (interrupted) {
+      await writer.abort();
+      options.log?.(`interrupted by ${interrupted}; no output written`);
+      process.exit(interrupted === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+    }
+    if (pending.size) throw new Error(`internal: ${pending.size} embeddings never reached their turn`);
+    await writer.finish({ ...options.metadata, ids: JSON.stringify(ids) });
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const summary: EmbedSummary = {
+    sequences: ids.length,
+    tokens,
+    batches,
+    tokenBudget: options.tokenBudget,
+    packingEfficiency: spent === 0 ? 0 : tokens / spent,
+    seconds,
+    sequencesPerSecond: ids.length / seconds,
+    tokensPerSecond: tokens / seconds,
+    backend: options.backend,
+    model: embedder.name,
+    dim: embedder.dim,
+  };
+  if (options.summaryPath) writeFileAtomic(options.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}
