@@ -13,6 +13,13 @@ export class ByteAccumulator {
     this.length = needed;
   }
 
+  /** Makes room for `extra` more bytes and returns the backing buffer (valid until the next grow). */
+  reserve(extra: number): Buffer {
+    const needed = this.length + extra;
+    if (needed > this.bytes.length) this.grow(needed);
+    return this.bytes;
+  }
+
   view(): Buffer {
     return this.bytes.subarray(0, this.length);
   }

@@ -6,23 +6,26 @@ const PY_WHITESPACE = new Set<number>([
   0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
+const ASCII_WHITESPACE = new Uint8Array(128);
+for (const c of PY_WHITESPACE) if (c < 128) ASCII_WHITESPACE[c] = 1;
+
 export function isPythonWhitespace(codeUnit: number): boolean {
-  return PY_WHITESPACE.has(codeUnit);
+  return codeUnit < 128 ? ASCII_WHITESPACE[codeUnit] === 1 : PY_WHITESPACE.has(codeUnit);
 }
 
 /** Python `text.rstrip()`. */
 export function pythonRstrip(text: string): string {
   let end = text.length;
-  while (end > 0 && PY_WHITESPACE.has(text.charCodeAt(end - 1))) end--;
+  while (end > 0 && isPythonWhitespace(text.charCodeAt(end - 1))) end--;
   return end === text.length ? text : text.slice(0, end);
 }
 
 /** Python `text.split(None, 1)[0]`, or '' when the text is all whitespace. */
 export function pythonFirstWord(text: string): string {
   let start = 0;
-  while (start < text.length && PY_WHITESPACE.has(text.charCodeAt(start))) start++;
+  while (start < text.length && isPythonWhitespace(text.charCodeAt(start))) start++;
   let end = start;
-  while (end < text.length && !PY_WHITESPACE.has(text.charCodeAt(end))) end++;
+  while (end < text.length && !isPythonWhitespace(text.charCodeAt(end))) end++;
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
@@ -48,7 +51,7 @@ export function trailingWhitespaceStart(bytes: Uint8Array, start: number, end: n
     let lead = i - 1;
     while (lead > start && (bytes[lead] & 0xc0) === 0x80 && i - lead < 4) lead--;
     const cp = decodeCodePoint(bytes, lead, i);
-    if (cp < 0 || !PY_WHITESPACE.has(cp)) return i;
+    if (cp < 0 || !isPythonWhitespace(cp)) return i;
     i = lead;
   }
   return i;
