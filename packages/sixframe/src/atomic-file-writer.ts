@@ -1,19 +1,22 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-const FLUSH_BYTES = 1 << 20;
+const BLOCK_BYTES = 1 << 20;
 
 /**
- * A text file that appears under its final name only when complete: writes go to a temp file in the same
- * directory, `commit()` flushes, fsyncs, renames and fsyncs the directory; `abort()` removes the temp file.
- * Text is buffered and written in ~1 MiB blocks; `write` returns a promise only when a block went to disk, so
- * awaiting it bounds memory (backpressure).
+ * A file that appears under its final name only when complete: bytes go to a temp file in the same directory,
+ * `commit()` flushes, fsyncs, renames and fsyncs the directory; `abort()` removes the temp file.
+ *
+ * Text is encoded straight into a ~1 MiB block buffer (no intermediate strings: this runs once per read on
+ * inputs of millions of reads). The `write*` methods are synchronous; when `full` turns true the caller awaits
+ * `flush()`, which bounds memory (backpressure).
  */
 export class AtomicFileWriter {
   readonly path: string;
   readonly tempPath: string;
-  private parts: string[] = [];
-  private buffered = 0;
+  private block = Buffer.allocUnsafe(BLOCK_BYTES);
+  private used = 0;
+  private scratch = Buffer.allocUnsafe(1024);
   private closed = false;
 
   private constructor(path: string, tempPath: string, private readonly handle: FileHandle) {
@@ -27,19 +30,58 @@ export class AtomicFileWriter {
     return new AtomicFileWriter(path, tempPath, handle);
   }
 
-  /** Appends text (ASCII/latin1 content is written byte for byte; other text as UTF-8). */
-  write(text: string): Promise<void> | undefined {
-    this.parts.push(text);
-    this.buffered += text.length;
-    return this.buffered >= FLUSH_BYTES ? this.flush() : undefined;
+  /** True once a block's worth of bytes is buffered: await `flush()` before writing much more. */
+  get full(): boolean {
+    return this.used >= BLOCK_BYTES;
+  }
+
+  /** Appends text as UTF-8. */
+  writeText(text: string): void {
+    this.reserve(text.length * 3);
+    this.used += this.block.write(text, this.used, 'utf8');
+  }
+
+  /** Appends text that is usually ASCII (sequences); same bytes as `writeText`, faster for ASCII. */
+  writeAscii(text: string): void {
+    if (!isAscii(text)) return this.writeText(text);
+    this.reserve(text.length);
+    this.used += this.block.write(text, this.used, 'latin1');
+  }
+
+  /** Appends one byte, e.g. a line break. */
+  writeByte(byte: number): void {
+    this.reserve(1);
+    this.block[this.used++] = byte;
+  }
+
+  /** Appends text cut into lines of `width` characters, each followed by '\n' (nothing for ''), as UTF-8. */
+  writeWrapped(text: string, width: number): void {
+    if (!isAscii(text)) {
+      // Python counts characters (code points), not bytes or UTF-16 units.
+      const chars = Array.from(text);
+      for (let i = 0; i < chars.length; i += width) {
+        this.writeText(chars.slice(i, i + width).join(''));
+        this.writeByte(0x0a);
+      }
+      return;
+    }
+    const n = text.length;
+    this.reserve(n + Math.ceil(n / width));
+    if (this.scratch.length < n) this.scratch = Buffer.allocUnsafe(Math.max(n, 2 * this.scratch.length));
+    this.scratch.write(text, 0, 'latin1');
+    for (let i = 0; i < n; i += width) {
+      const end = Math.min(n, i + width);
+      this.used += this.scratch.copy(this.block, this.used, i, end);
+      this.block[this.used++] = 0x0a;
+    }
   }
 
   async flush(): Promise<void> {
-    if (this.parts.length === 0) return;
-    const block = this.parts.join('');
-    this.parts = [];
-    this.buffered = 0;
-    await this.handle.write(block, null, 'utf8');
+    if (this.used === 0) return;
+    const bytes = this.block.subarray(0, this.used);
+    this.block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, this.block.length));
+    this.used = 0;
+    await this.handle.write(bytes);
   }
 
   /** Makes the file visible under its final name, durably (`finish` then `publish`). */
@@ -64,12 +106,20 @@ export class AtomicFileWriter {
 
   /** Discards everything written; safe to call after a failed write or commit. */
   async abort(): Promise<void> {
-    this.parts = [];
+    this.used = 0;
     if (!this.closed) {
       this.closed = true;
       await this.handle.close().catch(() => undefined);
     }
     await rm(this.tempPath, { force: true });
+  }
+
+  /** Grows the block (rarely: one huge record) so that `bytes` more fit. */
+  private reserve(bytes: number): void {
+    if (this.used + bytes <= this.block.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.block.length, this.used + bytes));
+    this.block.copy(grown, 0, 0, this.used);
+    this.block = grown;
   }
 }
 
@@ -85,4 +135,8 @@ async function fsyncDirectory(dir: string): Promise<void> {
   } catch {
     /* ignore: the data is already synced */
   }
+}
+
+function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, 'utf8') === text.length;
 }

@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { AtomicFileWriter } from './atomic-file-writer.js';
 import type { Chunk } from './chunk-record.js';
-import { formatSingleLineFasta, formatWrappedFasta } from './fasta-format.js';
 import type { PrepOutputPaths } from './file-names.js';
 import type { Frame } from './identify-frames.js';
 
@@ -36,24 +35,25 @@ export class PrepWriter {
     }
   }
 
-  /** Queues one chunk and its kept frames; the promise (if any) resolves when buffered text reached disk. */
+  /**
+   * Appends one chunk (`>{id}` + 60-column lines, as Biopython writes it) and its kept frames (`>{id}\n{seq}\n`
+   * in both files, as the original's f-string writer). Returns a
+   * promise when buffered bytes went to disk; await it before writing more.
+   */
   write(chunk: Chunk, frames: readonly Frame[]): Promise<unknown> | undefined {
-    const pending: Promise<void>[] = [];
-    const c = this.chunked?.write(formatWrappedFasta(chunk.id, chunk.sequence));
-    if (c) pending.push(c);
-    if (frames.length > 0) {
-      let nt = '';
-      let aa = '';
-      for (const frame of frames) {
-        nt += formatSingleLineFasta(frame.id, frame.nucleotide);
-        aa += formatSingleLineFasta(frame.id, frame.protein);
-      }
-      const n = this.nucleotide.write(nt);
-      if (n) pending.push(n);
-      const p = this.protein.write(aa);
-      if (p) pending.push(p);
+    const { chunked, nucleotide, protein } = this;
+    if (chunked) {
+      chunked.writeByte(GT);
+      chunked.writeText(chunk.id);
+      chunked.writeByte(LF);
+      chunked.writeWrapped(chunk.sequence, 60);
     }
-    return pending.length ? Promise.all(pending) : undefined;
+    for (const frame of frames) {
+      writeLineRecord(nucleotide, frame.id, frame.nucleotide);
+      writeLineRecord(protein, frame.id, frame.protein);
+    }
+    const full = this.writers().filter((w) => w.full);
+    return full.length ? Promise.all(full.map((w) => w.flush())) : undefined;
   }
 
   /** Syncs all three files first, then renames them, so a failure (e.g. disk full) publishes none of them. */
@@ -70,4 +70,15 @@ export class PrepWriter {
   private writers(): AtomicFileWriter[] {
     return [this.chunked, this.nucleotide, this.protein].filter((w): w is AtomicFileWriter => w !== undefined);
   }
+}
+
+const GT = 0x3e;
+const LF = 0x0a;
+
+function writeLineRecord(file: AtomicFileWriter, id: string, sequence: string): void {
+  file.writeByte(GT);
+  file.writeText(id);
+  file.writeByte(LF);
+  file.writeAscii(sequence);
+  file.writeByte(LF);
 }
