@@ -7,3 +7,4 @@ export { createEsm2Weights, disposeEsm2Weights, checkEsm2StateDict, type Esm2Wei
 export { Esm2Model } from './esm2-model.js';
 export { loadEsm2Checkpoint, canonicalize, inferConfig, type Esm2Checkpoint } from './load-checkpoint.js';
 export { createEsm2Embedder, embedderFactory, type Esm2EmbedderOptions, type Esm2Embedder } from './esm2-embedder.js';
+export { writeEsm2Artifact, esm2ArtifactFormat } from './torch-and-tfjs.js';

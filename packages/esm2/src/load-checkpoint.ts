@@ -40,6 +40,9 @@ export async function loadEsm2Checkpoint(path: string): Promise<Esm2Checkpoint> 
     const { tensors } = await readSafetensors(path, { filter: (n) => typeof canonicalEsm2Name(n) === 'string' });
     return finish({ config: hfConfig, tensors: canonicalize(tensors, path) }, path);
   }
+  if (!/\.(bin|pt|pth|ckpt)$/i.test(path)) {
+    throw new Error(`${path}: unknown checkpoint format (expected a folder, .safetensors, .bin, .pt or .pth)`);
+  }
   const torch = await readTorchEsm2(path);
   return finish({ config: hfConfig ?? torch.config, tensors: canonicalize(torch.tensors, path) }, path);
 }
