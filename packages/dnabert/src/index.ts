@@ -10,5 +10,6 @@ export {
   type DnabertWeights,
 } from './dnabert-weights.js';
 export { DnabertModel } from './dnabert-model.js';
-export { loadDnabert, readDnabertStateDict, dnabertWeightFiles, type LoadedDnabert } from './load-dnabert.js';
+export { loadDnabert, readDnabertStateDict, dnabertWeightFiles, type LoadedDnabert, type LoadDnabertOptions } from './load-dnabert.js';
 export { createDnabertEmbedder, embedderFactory, type DnabertEmbedderOptions } from './dnabert-embedder.js';
+export { convertDnabert, type ConvertDnabertResult } from './convert-dnabert.js';
