@@ -1,1 +1,12 @@
-export {};
+export type { BackendName, DeviceInfo, WorkerContext, WorkerModel, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
+export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
+export { resolveDevices, parseDeviceList, type DeviceSelection } from './devices.js';
+export { listCudaDevices, parseNvidiaSmi, type CudaDevice } from './cuda-devices.js';
+export { listWebGpuAdapters, parseDawnAdapterList, isSoftwareAdapter, type WebGpuAdapter } from './webgpu-adapters.js';
+export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type EmbeddedBatch } from './pool.js';
+export type { PoolEvent } from './pool-events.js';
+export type { WorkerTelemetry } from './worker-slot.js';
+export { allGates, CounterGate, whenOpen, type CreditGate } from './credit-gate.js';
+export { pull$ } from './pull-source.js';
+export { runEmbedding, type RunEmbeddingOptions, type RunStats, type EmbeddingResult, type EmbeddingRun } from './run-embedding.js';
+export type { EmbeddingCheckpoint, RestoredResults } from './embedding-checkpoint.js';

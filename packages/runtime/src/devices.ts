@@ -1,0 +1,100 @@
+import { cpus } from 'node:os';
+import { DeviceSelectionError } from './errors.js';
+import { listCudaDevices, type CudaDevice } from './cuda-devices.js';
+import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
+import type { BackendName, DeviceInfo } from './plugin.js';
+
+export interface DeviceSelection {
+  backend: BackendName;
+  /** Device numbers to use (`--devices 0,2`); GPU backends only. Default: every device found. */
+  devices?: number[];
+  /** Worker processes: CPU backends = total count (default 1); GPU backends = per device (default 1). */
+  workers?: number;
+  /** Injected for tests and for callers that already know the hardware. */
+  discover?: {
+    cuda?: () => Promise<CudaDevice[]>;
+    webgpu?: () => Promise<WebGpuAdapter[]>;
+  };
+}
+
+/**
+ * Resolves the device of every worker slot. GPU devices are exactly those requested: an
+ * unknown number is an error naming the ones that exist — never a silent fallback to others.
+ */
+export async function resolveDevices(selection: DeviceSelection): Promise<DeviceInfo[]> {
+  const { backend } = selection;
+  const workers = selection.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) throw new DeviceSelectionError(`workers must be a positive integer, got ${workers}`);
+
+  if (backend === 'cpu' || backend === 'wasm') {
+    if (selection.devices && selection.devices.length > 0) {
+      throw new DeviceSelectionError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers)`);
+    }
+    if (workers > cpus().length * 4) throw new DeviceSelectionError(`${workers} CPU workers for ${cpus().length} cores is not sensible`);
+    return Array.from({ length: workers }, (_, id) => ({ label: `cpu:${id}`, kind: 'cpu' as const, id, env: {} }));
+  }
+
+  if (backend === 'tensorflow') {
+    const found = await (selection.discover?.cuda ?? listCudaDevices)();
+    const chosen = pick(found.map((d) => d.index), selection.devices, 'CUDA', found.map((d) => `${d.index} (${d.name})`));
+    return chosen.flatMap((index) => {
+      const device = found.find((d) => d.index === index)!;
+      // CUDA's default order is "fastest first", nvidia-smi's is PCI bus order: pin the order so
+      // the number the user typed is the GPU nvidia-smi shows under that number.
+      const env = { CUDA_VISIBLE_DEVICES: String(device.index), CUDA_DEVICE_ORDER: 'PCI_BUS_ID' };
+      return replicate(workers, { label: `cuda:${index}`, kind: 'cuda' as const, id: index, name: device.name, env });
+    });
+  }
+
+  if (backend === 'webgpu') {
+    const found = (await (selection.discover?.webgpu ?? listWebGpuAdapters)()).filter((a) => !isSoftwareAdapter(a));
+    const chosen = pick(found.map((a) => a.index), selection.devices, 'WebGPU', found.map((a) => `${a.index} (${a.backend}: ${a.name})`));
+    return chosen.flatMap((index) => {
+      const adapter = found.find((a) => a.index === index)!;
+      const twins = found.filter((a) => a.name === adapter.name);
+      if (chosen.length > 1 && twins.length > 1) {
+        // Dawn's only selector is "first adapter whose name contains …", so identical GPUs cannot
+        // be told apart from inside the process (see README, "Choosing a WebGPU adapter").
+        throw new DeviceSelectionError(
+          `WebGPU adapters ${twins.map((t) => t.index).join(', ')} are all named '${adapter.name}'; Dawn can only select an adapter by name, so several identical GPUs cannot be pinned one per worker. Use --backend tensorflow for multi-GPU runs, or one WebGPU device.`,
+        );
+      }
+      const dawnFlags = [`backend=${adapter.backend}`, `adapter=${adapter.name}`];
+      const env = { VIRNUCPRO_DAWN_FLAGS: JSON.stringify(dawnFlags) };
+      return replicate(workers, { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: adapter.name, env, dawnFlags });
+    });
+  }
+
+  throw new DeviceSelectionError(`unknown backend '${String(backend)}'`);
+}
+
+function pick(available: number[], requested: number[] | undefined, what: string, described: string[]): number[] {
+  if (available.length === 0) throw new DeviceSelectionError(`no ${what} device found`);
+  if (!requested || requested.length === 0) return available;
+  const seen = new Set<number>();
+  for (const id of requested) {
+    if (!available.includes(id)) {
+      throw new DeviceSelectionError(`${what} device ${id} does not exist; available: ${described.join(', ')}`);
+    }
+    if (seen.has(id)) throw new DeviceSelectionError(`${what} device ${id} is listed twice in --devices`);
+    seen.add(id);
+  }
+  return requested;
+}
+
+function replicate(count: number, device: DeviceInfo): DeviceInfo[] {
+  return Array.from({ length: count }, () => ({ ...device, env: { ...device.env } }));
+}
+
+/** Parses `--devices 0,2` (also accepts "cuda:1" / "webgpu:1" forms). */
+export function parseDeviceList(text: string): number[] {
+  return text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const id = Number(part.replace(/^[a-z]+:/i, ''));
+      if (!Number.isInteger(id) || id < 0) throw new DeviceSelectionError(`--devices expects comma-separated device numbers like 0,2; got '${part}'`);
+      return id;
+    });
+}

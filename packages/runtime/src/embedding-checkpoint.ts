@@ -1,0 +1,18 @@
+/**
+ * What runEmbedding needs from a checkpoint (implemented by `@virnucpro/checkpoint`'s session):
+ * results restored from an earlier run, and a sink for newly computed ones.
+ */
+export interface EmbeddingCheckpoint {
+  readonly restored: RestoredResults;
+  /** Called once per newly embedded item, in completion order (not input order). */
+  append(record: { index: number; id: string; vector: Float32Array }): void | Promise<void>;
+  /** Writes everything appended so far (called when the input is exhausted). */
+  flush(): Promise<void>;
+}
+
+export interface RestoredResults {
+  readonly count: number;
+  has(index: number): boolean;
+  /** The stored vector and the id stored with it (checked against the input item). */
+  get(index: number): Promise<{ id: string; vector: Float32Array }>;
+}

@@ -1,0 +1,33 @@
+/** An item that made its batch fail on every attempt, isolated by splitting the batch. */
+export class PoisonItemError extends Error {
+  constructor(
+    readonly index: number,
+    readonly item: unknown,
+    readonly reason: string,
+  ) {
+    super(`item #${index}${describe(item)} fails every time it is embedded: ${reason}`);
+    this.name = 'PoisonItemError';
+  }
+}
+
+/** The pool cannot go on (every worker exhausted its restarts, or a worker cannot start). */
+export class WorkerPoolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkerPoolError';
+  }
+}
+
+/** `--devices` names a device that does not exist, or the backend has none. */
+export class DeviceSelectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeviceSelectionError';
+  }
+}
+
+function describe(item: unknown): string {
+  if (typeof item === 'string') return ` (${item.length > 40 ? `${item.slice(0, 40)}…` : item})`;
+  if (item && typeof item === 'object' && 'id' in item) return ` (id ${String((item as { id: unknown }).id)})`;
+  return '';
+}

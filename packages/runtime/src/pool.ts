@@ -1,0 +1,399 @@
+import { fileURLToPath } from 'node:url';
+import { Observable, Subject, defer, mergeMap, type OperatorFunction } from 'rxjs';
+import type { PackItem, PackedBatch } from '@virnucpro/packer';
+import { resolveDevices, type DeviceSelection } from './devices.js';
+import { PoisonItemError, WorkerPoolError } from './errors.js';
+import type { FromWorker } from './protocol.js';
+import type { BackendName, DeviceInfo, WorkerPluginSpec } from './plugin.js';
+import type { PoolEvent } from './pool-events.js';
+import { WorkerSlot, type WorkerTelemetry } from './worker-slot.js';
+import type { CreditGate } from './credit-gate.js';
+
+/** Path of the worker process script shipped with this package. */
+export const defaultWorkerEntry = fileURLToPath(new URL('../worker/worker-entry.mjs', import.meta.url));
+
+export interface PoolOptions {
+  model: WorkerPluginSpec;
+  backend: BackendName;
+  /** GPU numbers (`--devices 0,2`); GPU backends only. */
+  devices?: number[];
+  /** CPU backends: number of worker processes; GPU backends: workers per device. */
+  workers?: number;
+  /** Already-resolved devices (skips discovery). */
+  resolvedDevices?: DeviceInfo[];
+  discover?: DeviceSelection['discover'];
+  /** Credit K: batches a worker may hold (one computing, the rest queued in its process). Default 2. */
+  inFlightPerWorker?: number;
+  /** Consecutive crashes (without a successful batch in between) a slot survives. Default 3. */
+  maxRestarts?: number;
+  /** Failures of one batch before it is split to isolate a poison item. Default 2. */
+  maxBatchAttempts?: number;
+  heartbeatIntervalMs?: number;
+  /** No heartbeat for this long → the worker is considered hung and is restarted. Default 120 s. */
+  heartbeatTimeoutMs?: number;
+  /** One batch running longer than this → restarted (0 = no limit). Default 0. */
+  batchTimeoutMs?: number;
+  /** Model load allowance. Default 10 min. */
+  initTimeoutMs?: number;
+  throughputIntervalMs?: number;
+  /** Override the worker script (e.g. when the parent is bundled into one file). */
+  workerEntry?: string;
+  env?: Record<string, string>;
+  execArgv?: string[];
+}
+
+/** A batch with one vector per item, in the batch's item order. */
+export interface EmbeddedBatch<I> {
+  items: PackItem<I>[];
+  vectors: Float32Array[];
+  worker: number;
+}
+
+interface Job<I> {
+  items: PackItem<I>[];
+  tokens: number;
+  failures: number;
+  done(result: { items: PackItem<I>[]; vectors: Float32Array[]; worker: number }): void;
+  fail(error: Error): void;
+}
+
+export interface WorkerPool<I> {
+  readonly dim: number;
+  readonly devices: DeviceInfo[];
+  readonly events$: Observable<PoolEvent>;
+  /** Open while some worker has unused credit and nothing waits in the queue. */
+  readonly gate: CreditGate;
+  submit(batch: PackedBatch<I> | { items: PackItem<I>[] }): Promise<EmbeddedBatch<I>>;
+  /** Operator: each packed batch → its embedded batch (completion order, not input order). */
+  embed(): OperatorFunction<PackedBatch<I>, EmbeddedBatch<I>>;
+  freeCredit(): number;
+  telemetry(): WorkerTelemetry[];
+  /** Worker pids (for diagnostics and fault-injection tests). */
+  pids(): (number | null)[];
+  close(): Promise<void>;
+}
+
+/** Starts one worker process per device slot and resolves once every worker has loaded the model. */
+export async function startPool<I>(options: PoolOptions): Promise<WorkerPool<I>> {
+  const devices =
+    options.resolvedDevices ??
+    (await resolveDevices({ backend: options.backend, devices: options.devices, workers: options.workers, discover: options.discover }));
+  const pool = new Pool<I>(options, devices);
+  await pool.start();
+  return pool;
+}
+
+class Pool<I> implements WorkerPool<I> {
+  readonly events$ = new Subject<PoolEvent>();
+  private readonly creditChanged$ = new Subject<void>();
+  readonly gate: CreditGate;
+  private readonly slots: WorkerSlot[];
+  private readonly inFlight = new Map<number, { slot: WorkerSlot; job: Job<I> }>();
+  private readonly queue: Job<I>[] = [];
+  private nextBatchId = 1;
+  private fatal: Error | null = null;
+  private closing = false;
+  private watchdog: NodeJS.Timeout | null = null;
+  private throughputTimer: NodeJS.Timeout | null = null;
+  private throughputMark = { items: 0, tokens: 0, at: Date.now() };
+  private readyWaiters: { resolve(): void; reject(error: Error): void } | null = null;
+  private readonly k: number;
+  private readonly maxRestarts: number;
+  private readonly maxAttempts: number;
+  private readonly heartbeatIntervalMs: number;
+  private readonly heartbeatTimeoutMs: number;
+  private readonly batchTimeoutMs: number;
+  private readonly initTimeoutMs: number;
+  dim = 0;
+
+  constructor(
+    private readonly options: PoolOptions,
+    readonly devices: DeviceInfo[],
+  ) {
+    this.k = options.inFlightPerWorker ?? 2;
+    this.maxRestarts = options.maxRestarts ?? 3;
+    this.maxAttempts = Math.max(1, options.maxBatchAttempts ?? 2);
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 1000;
+    this.heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 120_000;
+    this.batchTimeoutMs = options.batchTimeoutMs ?? 0;
+    this.initTimeoutMs = options.initTimeoutMs ?? 600_000;
+    if (!Number.isInteger(this.k) || this.k < 1) throw new WorkerPoolError(`inFlightPerWorker must be ≥ 1, got ${this.k}`);
+    const config = {
+      entry: options.workerEntry ?? defaultWorkerEntry,
+      spec: options.model,
+      backend: options.backend,
+      heartbeatIntervalMs: this.heartbeatIntervalMs,
+      env: options.env ?? {},
+      execArgv: options.execArgv ?? [],
+    };
+    const hooks = {
+      onReady: (slot: WorkerSlot) => this.onReady(slot),
+      onMessage: (slot: WorkerSlot, message: FromWorker) => this.onMessage(slot, message),
+      onExit: (slot: WorkerSlot, reason: string, initError: string | null) => this.onExit(slot, reason, initError),
+    };
+    this.slots = devices.map((device, index) => new WorkerSlot(index, device, config, hooks));
+    this.gate = {
+      isOpen: () => this.fatal === null && !this.closing && this.freeCredit() > 0,
+      changes: this.creditChanged$.asObservable(),
+    };
+  }
+
+  async start(): Promise<void> {
+    const allReady = new Promise<void>((resolve, reject) => (this.readyWaiters = { resolve, reject }));
+    for (const slot of this.slots) slot.spawn();
+    this.watchdog = setInterval(() => this.checkHealth(), Math.max(50, Math.min(this.heartbeatIntervalMs, 1000)));
+    this.watchdog.unref();
+    try {
+      await allReady;
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
+    const interval = this.options.throughputIntervalMs ?? 5000;
+    this.throughputTimer = setInterval(() => this.reportThroughput(), interval);
+    this.throughputTimer.unref();
+  }
+
+  freeCredit(): number {
+    let credit = 0;
+    for (const slot of this.slots) {
+      if (slot.state === 'ready' || slot.state === 'starting') credit += this.k - this.slotLoad(slot);
+    }
+    return credit - this.queue.length;
+  }
+
+  submit(batch: { items: PackItem<I>[] }): Promise<EmbeddedBatch<I>> {
+    if (this.fatal) return Promise.reject(this.fatal);
+    if (batch.items.length === 0) return Promise.resolve({ items: [], vectors: [], worker: -1 });
+    return new Promise((resolve, reject) => {
+      this.queue.push(this.makeJob(batch.items, 0, resolve, reject));
+      this.pump();
+    });
+  }
+
+  embed(): OperatorFunction<PackedBatch<I>, EmbeddedBatch<I>> {
+    // Unbounded merge is fine: the gate keeps upstream from producing batches the pool has no
+    // credit for, so at most one window of batches ever waits here.
+    return mergeMap((batch) => defer(() => this.submit(batch)));
+  }
+
+  telemetry(): WorkerTelemetry[] {
+    return this.slots.map((slot) => slot.telemetry(this.slotLoad(slot)));
+  }
+
+  pids(): (number | null)[] {
+    return this.slots.map((slot) => (slot.child ? slot.pid : null));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.watchdog) clearInterval(this.watchdog);
+    if (this.throughputTimer) clearInterval(this.throughputTimer);
+    await Promise.all(this.slots.map((slot) => slot.close()));
+    this.events$.complete();
+    this.creditChanged$.complete();
+  }
+
+  private makeJob(
+    items: PackItem<I>[],
+    failures: number,
+    done: Job<I>['done'],
+    fail: Job<I>['fail'],
+  ): Job<I> {
+    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, done, fail };
+  }
+
+  private slotLoad(slot: WorkerSlot): number {
+    let load = 0;
+    for (const entry of this.inFlight.values()) if (entry.slot === slot) load++;
+    return load;
+  }
+
+  /** Hands queued batches to workers with credit, least-loaded first (work stealing by pull). */
+  private pump(): void {
+    if (this.fatal || this.closing) return;
+    while (this.queue.length > 0) {
+      let best: WorkerSlot | null = null;
+      let bestLoad = Infinity;
+      for (const slot of this.slots) {
+        if (slot.state !== 'ready') continue;
+        const load = this.slotLoad(slot);
+        if (load < this.k && load < bestLoad) {
+          best = slot;
+          bestLoad = load;
+        }
+      }
+      if (!best) break;
+      const job = this.queue.shift()!;
+      const batchId = this.nextBatchId++;
+      this.inFlight.set(batchId, { slot: best, job });
+      best.send({ type: 'embed', batchId, items: job.items.map((item) => item.value) });
+    }
+    this.creditChanged$.next();
+  }
+
+  private onReady(slot: WorkerSlot): void {
+    if (this.dim === 0) this.dim = slot.dim;
+    if (slot.dim !== this.dim) {
+      this.failAll(new WorkerPoolError(`worker ${slot.index} reports dim ${slot.dim}, others ${this.dim}`));
+      return;
+    }
+    this.events$.next({ type: 'ready', worker: slot.index, device: slot.device.label, pid: slot.pid, seconds: (Date.now() - slot.spawnedAt) / 1000 });
+    if (this.readyWaiters && this.slots.every((s) => s.state === 'ready')) {
+      this.readyWaiters.resolve();
+      this.readyWaiters = null;
+    }
+    this.pump();
+  }
+
+  private onMessage(slot: WorkerSlot, message: FromWorker): void {
+    if (message.type !== 'result' && message.type !== 'failed') return;
+    const entry = this.inFlight.get(message.batchId);
+    if (!entry || entry.slot !== slot) return;
+    this.inFlight.delete(message.batchId);
+    if (slot.currentBatch === message.batchId) slot.currentBatch = null;
+    const { job } = entry;
+    if (message.type === 'result') {
+      const vectors = job.items.map((_, row) => message.vectors.subarray(row * this.dim, (row + 1) * this.dim));
+      Object.assign(slot.counters, {
+        batches: slot.counters.batches + 1,
+        items: slot.counters.items + job.items.length,
+        tokens: slot.counters.tokens + job.tokens,
+        seconds: slot.counters.seconds + message.seconds,
+      });
+      slot.consecutiveFailures = 0;
+      this.events$.next({ type: 'batch', worker: slot.index, items: job.items.length, tokens: job.tokens, seconds: message.seconds });
+      job.done({ items: job.items, vectors, worker: slot.index });
+    } else {
+      slot.counters.failures++;
+      this.jobFailed(job, slot, message.message);
+    }
+    this.pump();
+  }
+
+  /** Retry a failed batch; after maxBatchAttempts split it in halves until the poison item is alone. */
+  private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string): void {
+    job.failures++;
+    const willSplit = job.failures >= this.maxAttempts && job.items.length > 1;
+    this.events$.next({ type: 'batch-failed', worker: slot.index, items: job.items.length, reason, willSplit });
+    if (job.failures < this.maxAttempts) {
+      this.queue.unshift(job);
+      return;
+    }
+    if (job.items.length === 1) {
+      const [item] = job.items;
+      this.events$.next({ type: 'poison', index: item.index, reason });
+      job.fail(new PoisonItemError(item.index, item.value, reason));
+      return;
+    }
+    const middle = Math.ceil(job.items.length / 2);
+    const halves = [job.items.slice(0, middle), job.items.slice(middle)];
+    const results: (Float32Array[] | null)[] = [null, null];
+    let failed = false;
+    const children = halves.map((items, half) =>
+      // Halves start one failure short of the limit: the half holding the poison item fails
+      // once more and splits again, so isolation costs about log2(batch) failures.
+      this.makeJob(
+        items,
+        this.maxAttempts - 1,
+        (result) => {
+          results[half] = result.vectors;
+          if (results[0] && results[1]) job.done({ items: job.items, vectors: [...results[0], ...results[1]], worker: result.worker });
+        },
+        (error) => {
+          if (!failed) job.fail(error);
+          failed = true;
+        },
+      ),
+    );
+    this.queue.unshift(...children);
+  }
+
+  private onExit(slot: WorkerSlot, reason: string, initError: string | null): void {
+    if (this.closing) return;
+    const lost = [...this.inFlight.entries()].filter(([, entry]) => entry.slot === slot);
+    for (const [batchId, { job }] of lost) {
+      this.inFlight.delete(batchId);
+      // Only the batch the worker was computing is blamed; the ones waiting behind it are innocent.
+      if (batchId === slot.currentBatch) {
+        slot.counters.failures++;
+        this.jobFailed(job, slot, `worker ${slot.index} (${slot.device.label}) ${reason}`);
+      } else {
+        this.queue.unshift(job);
+      }
+    }
+    slot.currentBatch = null;
+    this.events$.next({ type: 'worker-exit', worker: slot.index, device: slot.device.label, pid: slot.pid, reason, requeued: lost.length });
+
+    if (this.readyWaiters) {
+      // Start-up failure: a model that cannot load is a configuration error, not something to retry.
+      const error = new WorkerPoolError(`worker ${slot.index} (${slot.device.label}) failed to start: ${initError ?? reason}`);
+      this.readyWaiters.reject(error);
+      this.readyWaiters = null;
+      this.fatal = error;
+      return;
+    }
+
+    slot.consecutiveFailures++;
+    if (slot.consecutiveFailures > this.maxRestarts) {
+      slot.state = 'retired';
+      this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason });
+      if (this.slots.every((s) => s.state === 'retired')) {
+        this.failAll(new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${initError ?? reason}`));
+        return;
+      }
+    } else {
+      slot.counters.restarts++;
+      this.events$.next({ type: 'restart', worker: slot.index, device: slot.device.label, attempt: slot.consecutiveFailures });
+      const backoff = Math.min(100 * 2 ** (slot.consecutiveFailures - 1), 5000);
+      slot.state = 'starting'; // counts as credit while it comes back
+      setTimeout(() => {
+        if (!this.closing && !this.fatal) slot.spawn();
+      }, backoff).unref();
+    }
+    this.pump();
+  }
+
+  private checkHealth(): void {
+    const now = Date.now();
+    for (const slot of this.slots) {
+      if (!slot.child) continue;
+      if (slot.state === 'starting' && now - slot.spawnedAt > this.initTimeoutMs) {
+        slot.kill(`did not load the model within ${this.initTimeoutMs} ms`);
+      } else if (slot.state === 'ready' && now - slot.lastHeartbeat > this.heartbeatTimeoutMs) {
+        slot.kill(`sent no heartbeat for ${now - slot.lastHeartbeat} ms (hung)`);
+      } else if (slot.state === 'ready' && this.batchTimeoutMs > 0 && slot.currentBatch !== null && now - slot.currentStartedAt > this.batchTimeoutMs) {
+        slot.kill(`spent over ${this.batchTimeoutMs} ms on one batch`);
+      }
+    }
+  }
+
+  private reportThroughput(): void {
+    const workers = this.telemetry();
+    this.events$.next({ type: 'health', workers });
+    const items = workers.reduce((sum, w) => sum + w.items, 0);
+    const tokens = workers.reduce((sum, w) => sum + w.tokens, 0);
+    const now = Date.now();
+    const seconds = (now - this.throughputMark.at) / 1000;
+    this.events$.next({
+      type: 'throughput',
+      items,
+      tokens,
+      seconds,
+      itemsPerSecond: (items - this.throughputMark.items) / seconds,
+      tokensPerSecond: (tokens - this.throughputMark.tokens) / seconds,
+    });
+    this.throughputMark = { items, tokens, at: now };
+  }
+
+  private failAll(error: Error): void {
+    this.fatal = error;
+    for (const job of this.queue.splice(0)) job.fail(error);
+    for (const [batchId, { job }] of this.inFlight) {
+      this.inFlight.delete(batchId);
+      job.fail(error);
+    }
+    for (const slot of this.slots) slot.kill('pool failed');
+    this.creditChanged$.next();
+  }
+}

@@ -1,0 +1,150 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import type { FromWorker, ToWorker } from './protocol.js';
+import type { BackendName, DeviceInfo, WorkerPluginSpec } from './plugin.js';
+
+/** Counters of one worker slot, summed over all its incarnations. */
+export interface WorkerTelemetry {
+  worker: number;
+  device: string;
+  pid: number | null;
+  state: WorkerSlot['state'];
+  batches: number;
+  items: number;
+  tokens: number;
+  /** Seconds spent inside `embed()`, as measured by the worker. */
+  seconds: number;
+  restarts: number;
+  /** Batches that failed or were lost with a crash on this slot. */
+  failures: number;
+  inFlight: number;
+}
+
+export interface SlotHooks {
+  onReady(slot: WorkerSlot): void;
+  onMessage(slot: WorkerSlot, message: FromWorker): void;
+  /** The process is gone; `reason` says why (exit code, signal, or our own kill reason). */
+  onExit(slot: WorkerSlot, reason: string, initError: string | null): void;
+}
+
+export interface SlotConfig {
+  entry: string;
+  spec: WorkerPluginSpec;
+  backend: BackendName;
+  heartbeatIntervalMs: number;
+  env: Record<string, string>;
+  execArgv: string[];
+}
+
+/**
+ * One worker position in the pool, bound to one device. The process behind it can die and be
+ * replaced; the slot keeps the counters and the device.
+ */
+export class WorkerSlot {
+  state: 'starting' | 'ready' | 'dead' | 'retired' | 'closed' = 'dead';
+  child: ChildProcess | null = null;
+  pid: number | null = null;
+  dim = 0;
+  lastHeartbeat = 0;
+  spawnedAt = 0;
+  /** Batch the worker announced it is computing now (blamed if the process dies). */
+  currentBatch: number | null = null;
+  currentStartedAt = 0;
+  consecutiveFailures = 0;
+  readonly counters = { batches: 0, items: 0, tokens: 0, seconds: 0, restarts: 0, failures: 0 };
+  private killReason: string | null = null;
+  private initError: string | null = null;
+
+  constructor(
+    readonly index: number,
+    readonly device: DeviceInfo,
+    private readonly config: SlotConfig,
+    private readonly hooks: SlotHooks,
+  ) {}
+
+  spawn(): void {
+    this.state = 'starting';
+    this.killReason = null;
+    this.initError = null;
+    this.currentBatch = null;
+    this.spawnedAt = Date.now();
+    const child = fork(this.config.entry, [], {
+      serialization: 'advanced', // typed arrays cross the channel without JSON
+      env: { ...process.env, ...this.config.env, ...this.device.env },
+      execArgv: this.config.execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.child = child;
+    this.pid = child.pid ?? null;
+    child.on('message', (message: FromWorker) => this.receive(child, message));
+    let processError: string | null = null;
+    // e.g. EPIPE when we send to a process that just died; the exit that follows says more.
+    child.on('error', (error) => (processError ??= error.message));
+    child.on('exit', (code, signal) => {
+      if (this.child !== child) return;
+      this.child = null;
+      const reason =
+        this.killReason ?? (signal ? `killed by ${signal}` : code !== null ? `exited with code ${code}` : `failed: ${processError ?? 'unknown'}`);
+      const wasClosing = this.state === 'closed';
+      if (!wasClosing) this.state = 'dead';
+      if (!wasClosing) this.hooks.onExit(this, reason, this.initError);
+    });
+    this.send({
+      type: 'init',
+      spec: this.config.spec,
+      device: this.device,
+      backend: this.config.backend,
+      workerIndex: this.index,
+      heartbeatIntervalMs: this.config.heartbeatIntervalMs,
+    });
+  }
+
+  send(message: ToWorker): void {
+    if (this.child?.connected) this.child.send(message);
+  }
+
+  /** Kills the process (SIGKILL: a hung event loop ignores anything gentler). */
+  kill(reason: string): void {
+    if (!this.child) return;
+    this.killReason ??= reason;
+    this.child.kill('SIGKILL');
+  }
+
+  /** Asks the process to exit; kills it if it has not after `graceMs`. */
+  async close(graceMs = 5000): Promise<void> {
+    const child = this.child;
+    this.state = 'closed';
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    this.send({ type: 'shutdown' });
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  telemetry(inFlight: number): WorkerTelemetry {
+    return { worker: this.index, device: this.device.label, pid: this.pid, state: this.state, ...this.counters, inFlight };
+  }
+
+  private receive(child: ChildProcess, message: FromWorker): void {
+    if (this.child !== child) return; // a late message from a process we already replaced
+    this.lastHeartbeat = Date.now();
+    switch (message.type) {
+      case 'ready':
+        this.dim = message.dim;
+        this.state = 'ready';
+        this.hooks.onReady(this);
+        return;
+      case 'init-error':
+        this.initError = message.message;
+        return;
+      case 'started':
+        this.currentBatch = message.batchId;
+        this.currentStartedAt = Date.now();
+        return;
+      case 'heartbeat':
+        return;
+      default:
+        this.hooks.onMessage(this, message);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { PoisonItemError, WorkerPoolError, runEmbedding, startPool, type PoolEvent } from '../src/index.js';
+import { hashVector } from './fixtures/hash-model.mjs';
+import { asyncItems, collect, hashModel, makeSequences, outputBytes, tempDir } from './helpers.js';
+
+const DIM = 8;
+const PACK = { tokenBudget: 160, window: 24 };
+
+async function embedAll(items: string[], modelOptions: Record<string, unknown> = {}, poolOptions: Record<string, unknown> = {}) {
+  const pool = await startPool<string>({ model: hashModel({ dim: DIM, ...modelOptions }), backend: 'cpu', workers: 2, ...poolOptions });
+  const events: PoolEvent[] = [];
+  pool.events$.subscribe((event) => events.push(event));
+  try {
+    const run = runEmbedding({ items: asyncItems(items), pack: PACK, pool });
+    const results = await collect(run);
+    return { results, stats: { ...run.stats }, telemetry: pool.telemetry(), events, pool };
+  } finally {
+    await pool.close();
+  }
+}
+
+async function waitFor(condition: () => boolean, ms = 5000) {
+  for (const start = Date.now(); !condition(); await sleep(20)) if (Date.now() - start > ms) throw new Error('timed out waiting');
+}
+
+describe('worker pool + runEmbedding', () => {
+  const items = makeSequences(400);
+  const expected = items.map((item) => Array.from(hashVector(item, DIM)));
+
+  it('embeds every item once, in input order, with the vectors the model computes', async () => {
+    const { results, stats, telemetry } = await embedAll(items);
+    expect(results.map((r) => r.index)).toEqual(items.map((_, i) => i));
+    expect(results.map((r) => r.item)).toEqual(items);
+    expect(results.map((r) => Array.from(r.vector))).toEqual(expected);
+    expect(stats).toMatchObject({ read: 400, embedded: 400, delivered: 400, resumedSequences: 0 });
+    expect(telemetry.reduce((sum, w) => sum + w.items, 0)).toBe(400);
+    expect(telemetry.every((w) => w.batches > 0)).toBe(true);
+    expect(telemetry.reduce((sum, w) => sum + w.tokens, 0)).toBe(items.reduce((sum, s) => sum + s.length, 0));
+  });
+
+  it('never reads more than window + K·workers·batch items ahead of completion', async () => {
+    const counter = { read: 0 };
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, slowMs: { 0: 5, 1: 5 } }), backend: 'cpu', workers: 2, inFlightPerWorker: 2 });
+    let maxBatchItems = 0;
+    pool.events$.subscribe((e) => {
+      if (e.type === 'batch') maxBatchItems = Math.max(maxBatchItems, e.items);
+    });
+    try {
+      const run = runEmbedding({ items: asyncItems(items, counter), pack: PACK, pool });
+      let maxAhead = 0;
+      for await (const result of run) maxAhead = Math.max(maxAhead, counter.read - result.index);
+      const bound = PACK.window + 2 * 2 * maxBatchItems;
+      expect(run.stats.maxOutstanding).toBeLessThanOrEqual(bound);
+      expect(run.stats.maxOutstanding).toBeGreaterThan(0);
+      // Measured from outside too: the generator was never pulled far ahead of the consumer.
+      expect(maxAhead).toBeLessThanOrEqual(bound + 2 * PACK.window);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('restarts a worker killed mid-run, requeues its batches, and the output is byte-identical', async () => {
+    const undisturbed = await embedAll(items, { slowMs: { 0: 3, 1: 3 } });
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, slowMs: { 0: 3, 1: 3 } }), backend: 'cpu', workers: 2 });
+    const events: PoolEvent[] = [];
+    let killed = 0;
+    pool.events$.subscribe((event) => {
+      events.push(event);
+      if (event.type === 'batch' && event.worker === 0 && killed === 0 && events.filter((e) => e.type === 'batch').length >= 6) {
+        killed = pool.pids()[0]!;
+        process.kill(killed, 'SIGKILL');
+      }
+    });
+    try {
+      const results = await collect(runEmbedding({ items: asyncItems(items), pack: PACK, pool }));
+      expect(killed).toBeGreaterThan(0);
+      await waitFor(() => events.some((e) => e.type === 'ready' && e.pid !== killed && e.worker === 0));
+      expect(events.some((e) => e.type === 'worker-exit' && e.worker === 0 && /SIGKILL/.test(e.reason))).toBe(true);
+      expect(events.some((e) => e.type === 'restart' && e.worker === 0)).toBe(true);
+      expect(pool.pids()[0]).not.toBe(killed);
+      expect(pool.telemetry()[0].restarts).toBe(1);
+      expect(outputBytes(results).equals(outputBytes(undisturbed.results))).toBe(true);
+      expect(pool.telemetry().reduce((sum, w) => sum + w.items, 0)).toBe(items.length);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('restarts a worker whose event loop hangs (heartbeat timeout)', async () => {
+    const dir = await tempDir();
+    const { results, telemetry, events } = await embedAll(
+      items,
+      { hangAfterBatches: 3, hangMarker: join(dir, 'hang'), hangMode: 'busy' },
+      { heartbeatIntervalMs: 50, heartbeatTimeoutMs: 600 },
+    );
+    expect(results.map((r) => Array.from(r.vector))).toEqual(expected);
+    expect(telemetry.reduce((sum, w) => sum + w.restarts, 0)).toBe(1);
+    expect(events.some((e) => e.type === 'worker-exit' && /heartbeat/.test(e.reason))).toBe(true);
+  });
+
+  it('restarts a worker stuck on one batch (batch timeout) while its heartbeat continues', async () => {
+    const dir = await tempDir();
+    const { results, events } = await embedAll(
+      items.slice(0, 120),
+      { hangAfterBatches: 2, hangMarker: join(dir, 'hang'), hangMode: 'promise' },
+      { batchTimeoutMs: 500 },
+    );
+    expect(results).toHaveLength(120);
+    expect(events.some((e) => e.type === 'worker-exit' && /one batch/.test(e.reason))).toBe(true);
+  });
+
+  it('lets fast workers take more batches than a slow one (no static split)', async () => {
+    const { telemetry, results } = await embedAll(items, { slowMs: { 0: 60 } });
+    expect(results).toHaveLength(items.length);
+    const [slow, fast] = telemetry;
+    expect(slow.batches).toBeGreaterThan(0);
+    expect(fast.batches).toBeGreaterThan(3 * slow.batches);
+  });
+
+  it.each(['exit', 'throw'])('isolates a poison item (%s) and reports its index instead of dropping it', async (poisonMode) => {
+    const poisonIndex = 137;
+    await expect(embedAll(items, { poison: items[poisonIndex], poisonMode })).rejects.toSatisfy((error: unknown) => {
+      expect(error).toBeInstanceOf(PoisonItemError);
+      expect((error as PoisonItemError).index).toBe(poisonIndex);
+      expect((error as PoisonItemError).message).toContain(`#${poisonIndex}`);
+      return true;
+    });
+  });
+
+  it('fails clearly when the model cannot load, leaving no worker behind', async () => {
+    await expect(startPool({ model: hashModel({ failInit: true }), backend: 'cpu', workers: 2 })).rejects.toThrow(
+      /worker \d \(cpu:\d\) failed to start: weights file is unreadable/,
+    );
+    await expect(startPool({ model: { module: '/nonexistent/model.mjs', export: 'x', options: {} }, backend: 'cpu' })).rejects.toThrow(
+      WorkerPoolError,
+    );
+  });
+
+  it('gives up after maxRestarts consecutive crashes instead of looping forever', async () => {
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, crashAfterBatches: 0 }), backend: 'cpu', workers: 1, maxRestarts: 2 });
+    try {
+      await expect(collect(runEmbedding({ items: asyncItems(items.slice(0, 50)), pack: PACK, pool }))).rejects.toThrow(
+        /every worker failed 3 times in a row|fails every time/,
+      );
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,0 +1,94 @@
+// Worker process entry: loads one model plugin and embeds the batches the pool sends, one at a
+// time, in arrival order. Plain JavaScript on purpose: it must run straight from the source tree
+// (tests) as well as from an installed package, without a compile step.
+// Protocol: see ../src/protocol.ts.
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const send = (message) => {
+  if (process.connected) process.send(message);
+};
+
+// The parent owns our lifetime: when its IPC channel closes (parent exited or was killed),
+// stop at once instead of lingering as an orphan holding a GPU.
+process.on('disconnect', () => process.exit(0));
+
+let model = null;
+const queue = [];
+let busy = false;
+
+function moduleUrl(spec) {
+  if (isAbsolute(spec)) return pathToFileURL(spec).href;
+  return spec; // package name or URL
+}
+
+async function init(message) {
+  const { spec, device, backend, workerIndex, heartbeatIntervalMs } = message;
+  // Heartbeats come from the event loop: if a batch blocks it (or hangs), they stop and the pool
+  // restarts us after its heartbeat timeout.
+  setInterval(() => send({ type: 'heartbeat' }), heartbeatIntervalMs).unref();
+  try {
+    const mod = await import(moduleUrl(spec.module));
+    const factory = mod[spec.export];
+    if (typeof factory !== 'function') {
+      throw new Error(`model plugin '${spec.module}' has no exported function '${spec.export}'`);
+    }
+    model = await factory(spec.options, { device, backend, workerIndex });
+    if (!model || !Number.isInteger(model.dim) || model.dim <= 0 || typeof model.embed !== 'function') {
+      throw new Error(`model plugin '${spec.module}#${spec.export}' returned no valid model (needs dim and embed)`);
+    }
+    send({
+      type: 'ready',
+      dim: model.dim,
+      pid: process.pid,
+      env: { CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES, VIRNUCPRO_DAWN_FLAGS: process.env.VIRNUCPRO_DAWN_FLAGS },
+    });
+  } catch (error) {
+    send({ type: 'init-error', message: String(error?.message ?? error), stack: error?.stack });
+    setTimeout(() => process.exit(1), 50);
+  }
+}
+
+async function drain() {
+  if (busy) return;
+  busy = true;
+  while (queue.length > 0) {
+    const { batchId, items } = queue.shift();
+    send({ type: 'started', batchId });
+    const started = performance.now();
+    try {
+      const vectors = await model.embed(items);
+      if (!Array.isArray(vectors) || vectors.length !== items.length) {
+        throw new Error(`embed() returned ${vectors?.length} vectors for ${items.length} items`);
+      }
+      const flat = new Float32Array(items.length * model.dim);
+      vectors.forEach((vector, row) => {
+        if (vector.length !== model.dim) throw new Error(`embed() returned a vector of length ${vector.length}, expected ${model.dim}`);
+        flat.set(vector, row * model.dim);
+      });
+      send({ type: 'result', batchId, vectors: flat, seconds: (performance.now() - started) / 1000 });
+    } catch (error) {
+      send({ type: 'failed', batchId, message: String(error?.message ?? error) });
+    }
+  }
+  busy = false;
+}
+
+process.on('message', (message) => {
+  switch (message.type) {
+    case 'init':
+      void init(message);
+      break;
+    case 'embed':
+      queue.push(message);
+      void drain();
+      break;
+    case 'shutdown':
+      try {
+        model?.dispose?.();
+      } finally {
+        process.exit(0);
+      }
+      break;
+  }
+});
