@@ -4,7 +4,8 @@ import { configCommand } from './config.js';
 import { embedCommand } from './embed.js';
 import { modelsCommand } from './models.js';
 import { predictCommand } from './predict.js';
+import { prepCommand } from './prep.js';
 
 // Every subcommand of `virnucpro`, one module per file in this folder.
 // Add a command by importing it here and appending it to the list.
-export const commands: CommandModule<any, any>[] = [configCommand, modelsCommand, predictCommand, classifyCommand, embedCommand];
+export const commands: CommandModule<any, any>[] = [configCommand, modelsCommand, prepCommand, classifyCommand, embedCommand, predictCommand];

@@ -1,5 +1,6 @@
 import { readFasta } from '@virnucpro/fasta-stream';
 import { chunkRecord, formatSingleLineFasta, formatWrappedFasta, identifyFrames } from '@virnucpro/sixframe';
+import { UsageError } from '../errors.js';
 import type { FrameItem } from './frame-item.js';
 import type { StagedTextFile } from './staged-text-file.js';
 
@@ -30,6 +31,10 @@ export async function* framesFromFasta(
 ): AsyncGenerator<FrameItem> {
   for await (const record of readFasta(input)) {
     counts.sequences++;
+    if (record.sequence.length === 0) {
+      // The original divides by zero on an empty record; say which one instead.
+      throw new UsageError(`${input}: record #${counts.sequences} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
+    }
     const chunks = chunkRecord(record, chunkLength);
     onRecord?.(record.id, chunks.length);
     for (const chunk of chunks) {

@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
@@ -40,12 +41,11 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
   const { reporter } = io;
   if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`input file not found: ${options.input}`);
   const models = resolveModelPaths(options);
-  try {
-    await assertOutputDirUsable(options.outDir, { resume: options.resume, force: options.force });
-  } catch (err) {
-    if (err instanceof OutputDirNotEmptyError) throw new UsageError(err.message);
-    throw err;
-  }
+  // Read the whole input once before anything is created: a malformed file fails here, leaving nothing
+  // behind, and the count gives the progress bar its total.
+  const countStart = Date.now();
+  const totals = await countFrames(options.input, options.length);
+  const countSeconds = (Date.now() - countStart) / 1000;
   const summary = new RunSummaryBuilder({
     input: options.input,
     chunkLength: options.length,
@@ -61,16 +61,32 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
     throw new UsageError(`cannot load the MLP ${models.mlp}: ${err.message}`);
   });
   const dnabertTokenizer = await BpeTokenizer.fromFile(join(models.dnabert, 'tokenizer.json'));
-  const pool = await startFeaturePool(options, models);
+  let outDirState: { existed: boolean; empty: boolean };
+  try {
+    outDirState = await assertOutputDirUsable(options.outDir, { resume: options.resume, force: options.force });
+  } catch (err) {
+    if (err instanceof OutputDirNotEmptyError) throw new UsageError(err.message);
+    throw err;
+  }
+  const pool = await startFeaturePool(options, models).catch(async (err: unknown) => {
+    if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
+    throw err;
+  });
   summary.setBackend(pool.backend);
   summary.endStage('load-models');
 
   let writer: PredictionWriter | undefined;
+  let checkpointDir: { stored: () => number } | undefined;
   let intermediate: IntermediateWriters | undefined;
   let removeSignalHandlers = () => {};
   const cleanUp = async () => {
     await writer?.abort().catch(() => undefined);
     if (intermediate) for (const f of Object.values(intermediate)) await f.discard().catch(() => undefined);
+    // Keep checkpoints that hold work (that is what --resume is for); otherwise leave no trace.
+    if (!checkpointDir || checkpointDir.stored() === 0) {
+      await rm(join(options.outDir, CHECKPOINT_DIR), { recursive: true, force: true });
+      if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
+    }
   };
   try {
     if (mlp.inputDim !== pool.pool.dim) {
@@ -89,13 +105,13 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
     }).catch((err: Error) => {
       throw err instanceof CheckpointMismatchError ? new UsageError(err.message) : err;
     });
+    checkpointDir = { stored: () => checkpoint.itemsStored };
     if (options.resume && checkpoint.report.restoredItems > 0) {
       reporter.log(`resuming: ${checkpoint.report.restoredItems} frames restored from ${checkpoint.report.verifiedShards} checkpoint shard(s)`);
     }
     for (const dropped of checkpoint.report.droppedShards) reporter.log(`checkpoint shard ${dropped.file} discarded (${dropped.reason}); its frames are recomputed`);
 
-    // Totals for the progress bar (chunking + translation are cheap next to the models).
-    const totals = await summary.time('count', () => countFrames(options.input, options.length));
+    summary.addStageSeconds('count', countSeconds);
 
     writer = await PredictionWriter.create(options.outDir);
     if (options.keepIntermediate) {

@@ -57,6 +57,9 @@ export class RunSummaryBuilder {
     this.stageSeconds[name] = (this.stageSeconds[name] ?? 0) + (this.now() - start) / 1000;
     this.stageStart.delete(name);
   }
+  addStageSeconds(name: string, seconds: number): void {
+    this.stageSeconds[name] = (this.stageSeconds[name] ?? 0) + seconds;
+  }
   /** Runs `fn` timed as stage `name`. */
   async time<T>(name: string, fn: () => Promise<T>): Promise<T> {
     this.startStage(name);

@@ -1,0 +1,115 @@
+import { resolve } from 'node:path';
+import { prepFasta, type PrepCounts } from '@virnucpro/sixframe';
+import type { CommandModule } from 'yargs';
+import { ExitCode } from '../exit-codes.js';
+import { runCommand } from './run-command.js';
+
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
+
+/**
+ * `virnucpro prep`: VirNucPro stages 1–2 (chunking, six-frame translation) on their own, writing the same three
+ * intermediate files as the original tool, byte for byte.
+ */
+export const prepCommand: CommandModule = {
+  command: 'prep <input>',
+  describe: 'Chunk a DNA FASTA file and keep every stop-free six-frame translation (VirNucPro stages 1-2)',
+  builder: (y) =>
+    y
+      .positional('input', { type: 'string', describe: 'DNA FASTA file (plain, gzip or BGZF)' })
+      .option('length', {
+        alias: ['l', 'expected-length'],
+        choices: [300, 500],
+        default: 500,
+        describe: 'chunk length in bases (match the VirNucPro model: 300 or 500)',
+      })
+      .option('out-dir', { alias: 'o', type: 'string', default: '.', describe: 'directory for the output files (created if missing)' })
+      .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
+      .epilogue(
+        [
+          'Writes, with {stem} = the input file name up to its first ".fa":',
+          '  {stem}_chunked{L}.fa               chunks {id}_chunk_{k}, 60-column lines',
+          '  {stem}_identified_nucleotide.fa    nucleotides of every stop-free frame, ids {chunk}F1..F3/R1..R3',
+          '  {stem}_identified_protein.faa      the matching proteins',
+          'Files appear only when complete. Exit codes: 0 ok, 1 error, 2 bad input, 130/143 interrupted.',
+        ].join('\n'),
+      )
+      .example('$0 prep test-data/lambda_virus.fa --length 500 --out-dir demo-out', 'phage lambda in 500 bp chunks'),
+  handler: (args) =>
+    runCommand(async () => {
+      const input = args.input as string;
+      const chunkSize = Number(args.length);
+      const outDir = resolve(args['out-dir'] as string);
+      const quiet = Boolean(args.quiet);
+      const progress = !quiet && process.stderr.isTTY ? new TtyProgressLine(process.stderr) : undefined;
+
+      // Ctrl-C / kill: stop at the next batch so prepFasta removes its temp files, then exit 130 / 143.
+      const controller = new AbortController();
+      let caught: NodeJS.Signals | undefined;
+      const onSignal = (signal: NodeJS.Signals) => {
+        caught = signal;
+        controller.abort(new Error(`interrupted by ${signal}; no output written`));
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const started = Date.now();
+      try {
+        const summary = await prepFasta(input, {
+          chunkSize,
+          outDir,
+          signal: controller.signal,
+          onProgress: progress && ((counts) => progress.update(counts)),
+        });
+        progress?.clear();
+        for (const path of [summary.paths.chunked, summary.paths.nucleotide, summary.paths.protein]) console.log(path);
+        if (!quiet) {
+          const seconds = (Date.now() - started) / 1000;
+          console.error(
+            `prep: ${plural(summary.records, 'record')} (${summary.bases.toLocaleString('en-US')} bases) → ` +
+              `${plural(summary.chunks, 'chunk')} of ≤ ${chunkSize} bp → ${plural(summary.frames, 'stop-free frame')} ` +
+              `in ${seconds.toFixed(1)} s`,
+          );
+        }
+      } catch (err) {
+        progress?.clear();
+        if (caught) {
+          console.error(`virnucpro: ${(err as Error).message}`);
+          process.exitCode = SIGNAL_EXIT[caught];
+          return;
+        }
+        throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }),
+};
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** One self-overwriting stderr line with counts and rates, redrawn at most 4 times a second. */
+class TtyProgressLine {
+  private readonly started = Date.now();
+  private lastDraw = 0;
+  private drawn = false;
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+
+  update(counts: Readonly<PrepCounts>): void {
+    const now = Date.now();
+    if (now - this.lastDraw < 250) return;
+    this.lastDraw = now;
+    const seconds = Math.max((now - this.started) / 1000, 1e-3);
+    const line =
+      `prep: ${counts.records.toLocaleString('en-US')} records, ${counts.chunks.toLocaleString('en-US')} chunks, ` +
+      `${counts.frames.toLocaleString('en-US')} frames | ${Math.round(counts.records / seconds).toLocaleString('en-US')} records/s, ` +
+      `${(counts.bases / seconds / 1e6).toFixed(1)} Mbases/s`;
+    this.stream.write(`\r\x1b[K${line.slice(0, (this.stream.columns ?? 120) - 1)}`);
+    this.drawn = true;
+  }
+
+  clear(): void {
+    if (this.drawn) this.stream.write('\r\x1b[K');
+    this.drawn = false;
+  }
+}
