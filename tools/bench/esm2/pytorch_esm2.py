@@ -1,0 +1,65 @@
+"""PyTorch reference throughput for ESM-2 (random weights, released sizes) on the GPU machine.
+
+transformers' EsmModel in fp16 with SDPA attention, batches of real VirNucPro-like protein lengths
+(padded per batch, as the original tool batches), tokens/s counted on real tokens only. Prints JSON.
+  python3 tools/bench/esm2/pytorch_esm2.py --size 3B --token-budget 4096 --sequences 512
+"""
+import argparse, json, time, datetime
+import torch
+from transformers import EsmConfig, EsmModel
+
+SIZES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20), "650M": (33, 1280, 20), "3B": (36, 2560, 40), "15B": (48, 5120, 40)}
+p = argparse.ArgumentParser()
+p.add_argument("--size", default="3B")
+p.add_argument("--token-budget", type=int, default=4096)
+p.add_argument("--sequences", type=int, default=512)
+p.add_argument("--lengths", default="101,167")  # tokens incl. BOS/EOS, as bench-esm2.ts (99/165 residues)
+p.add_argument("--dtype", default="float16")
+args = p.parse_args()
+layers, d, heads = SIZES[args.size]
+config = EsmConfig(vocab_size=33, hidden_size=d, num_hidden_layers=layers, num_attention_heads=heads, intermediate_size=4 * d,
+                   position_embedding_type="rotary", token_dropout=True, pad_token_id=1, mask_token_id=32, max_position_embeddings=1026)
+dtype = getattr(torch, args.dtype)
+try:
+    model = EsmModel(config, add_pooling_layer=False, attn_implementation="sdpa")
+except TypeError:
+    config._attn_implementation = "sdpa"
+    model = EsmModel(config, add_pooling_layer=False)
+model = model.to("cuda", dtype).eval()
+lengths = [int(x) for x in args.lengths.split(",")]
+seq_lens = [lengths[i % len(lengths)] for i in range(args.sequences)]
+g = torch.Generator().manual_seed(7)
+# batches in input order, as many sequences as fit the budget counted with padding (max length × count)
+batches, cur = [], []
+for n in seq_lens:
+    if cur and max(cur + [n]) * (len(cur) + 1) > args.token_budget:
+        batches.append(cur); cur = []
+    cur.append(n)
+if cur: batches.append(cur)
+def make(batch):
+    T = max(batch)
+    ids = torch.full((len(batch), T), 1, dtype=torch.long)
+    mask = torch.zeros((len(batch), T), dtype=torch.long)
+    for i, n in enumerate(batch):
+        ids[i, 0] = 0; ids[i, n - 1] = 2
+        ids[i, 1:n - 1] = torch.randint(4, 24, (n - 2,), generator=g)
+        mask[i, :n] = 1
+    return ids.cuda(), mask.cuda()
+data = [make(b) for b in batches]
+with torch.inference_mode():
+    for ids, mask in data[:2]:
+        model(input_ids=ids, attention_mask=mask)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for ids, mask in data:
+        h = model(input_ids=ids, attention_mask=mask).last_hidden_state
+        m = mask.unsqueeze(-1).to(h.dtype)
+        (h * m).sum(1) / m.sum(1)
+    torch.cuda.synchronize()
+    sec = time.perf_counter() - t0
+real = sum(seq_lens)
+padded = sum(max(b) * len(b) for b in batches)
+print(json.dumps({"date": datetime.datetime.utcnow().isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
+                  "size": args.size, "dtype": args.dtype, "attention": "sdpa", "sequences": args.sequences, "batches": len(batches),
+                  "realTokens": real, "paddedTokens": padded, "seconds": round(sec, 3), "tokensPerSecond": round(real / sec),
+                  "parameters": sum(p.numel() for p in model.parameters())}))
