@@ -15,6 +15,8 @@ export interface EmbedRunOptions {
   /** Items the packer may hold back to fill batches. */
   window: number;
   summaryPath?: string;
+  /** What a sequence is made of, for the empty-record message; default "amino acid". */
+  residue?: string;
   /** Extra `__metadata__` entries (model name, config). */
   metadata: Record<string, string>;
   log?: (line: string) => void;
@@ -65,7 +67,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     for await (const record of readFasta(options.input)) {
       if (interrupted) return;
       const where = `${options.input}: record ${index + 1} (>${record.id})`;
-      if (record.sequence.length === 0) throw new UsageError(`${where}: empty sequence; expected at least one amino acid`);
+      if (record.sequence.length === 0) throw new UsageError(`${where}: empty sequence; expected at least one ${options.residue ?? 'amino acid'}`);
       let count: number;
       try {
         count = embedder.tokenCount(record.sequence);

@@ -1,0 +1,50 @@
+// Shared by the tests that spawn the built CLI and read the embeddings it writes.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readSafetensors, toFloat32 } from '@virnucpro/weights';
+
+export const bin = fileURLToPath(new URL('../bin/virnucpro.js', import.meta.url));
+export const testData = fileURLToPath(new URL('../../../test-data/', import.meta.url));
+
+export function runCli(args: string[]) {
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+}
+
+export interface EmbeddingFile {
+  values: Float32Array;
+  shape: number[];
+  ids: string[];
+  metadata: Record<string, string>;
+}
+
+export async function readEmbeddings(path: string): Promise<EmbeddingFile> {
+  const { tensors, metadata } = await readSafetensors(path);
+  const embeddings = tensors.get('embeddings');
+  if (!embeddings || embeddings.dtype !== 'float32') throw new Error(`${path}: no float32 "embeddings" tensor`);
+  return { values: embeddings.data as Float32Array, shape: [...embeddings.shape], ids: JSON.parse(metadata.ids) as string[], metadata };
+}
+
+/** The fixture's `mean.<i>` vectors (PyTorch reference means). */
+export async function expectedMeans(path: string, count: number): Promise<Float32Array[]> {
+  const { tensors } = await readSafetensors(path);
+  return Array.from({ length: count }, (_, i) => toFloat32(tensors.get(`mean.${i}`)!));
+}
+
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`length ${a.length} != ${b.length}`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+/** Largest |Δ| between row i of an [N, dim] embeddings file and the reference means, over all rows. */
+export function maxRowDiff(file: EmbeddingFile, means: Float32Array[]): number {
+  const dim = file.shape[1];
+  return Math.max(...means.map((want, i) => maxAbsDiff(file.values.subarray(i * dim, (i + 1) * dim), want)));
+}
+
+/** Leftover temp files or staging folders (names with ".tmp") in a folder. */
+export function tempLeftovers(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.includes('.tmp'));
+}
