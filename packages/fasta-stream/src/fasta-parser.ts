@@ -10,6 +10,7 @@ const CR = 0x0d;
 const GT = 0x3e;
 const SPACE = 0x20;
 const SEMICOLON = 0x3b;
+const NL_GT = Buffer.from('\n>', 'latin1');
 
 export interface FastaParserOptions {
   /** Name used in error messages (a path, or e.g. '<stdin>'). */
@@ -61,6 +62,8 @@ export class FastaParser {
   private headerParts: Buffer[] = [];
   /** Sequence pieces of the current record already turned into strings (fast path). */
   private parts: string[] = [];
+  /** Width of the last sequence line seen by the byte fast path: where it expects the next line break. */
+  private lineWidth = 60;
   private description = '';
   private id = '';
   private inRecord = false;
@@ -116,17 +119,18 @@ export class FastaParser {
       }
       if (this.kind === LineKind.Sequence) {
         if (simple) {
-          text ??= chunk.toString('latin1');
-          const nextHeader = text.indexOf('\n>', pos);
+          // Native searches on the bytes; once a short region (reads) needed the chunk as text, on the text.
+          const nextHeader = text === undefined ? chunk.indexOf(NL_GT, pos) : text.indexOf('\n>', pos);
           const end = nextHeader === -1 ? n : nextHeader + 1;
           if (spaceAt !== n && spaceAt < pos) {
-            spaceAt = text.indexOf(' ', pos);
+            spaceAt = text === undefined ? chunk.indexOf(SPACE, pos) : text.indexOf(' ', pos);
             if (spaceAt === -1) spaceAt = n;
           }
           if (spaceAt >= end) {
-            this.takeSequenceText(text, pos, end);
+            if (end - pos >= BYTES_PATH_MIN) this.takeSequenceBytes(chunk, pos, end);
+            else this.takeSequenceText((text ??= chunk.toString('latin1')), pos, end);
             pos = end;
-            if (text.charCodeAt(end - 1) === LF) this.atLineStart = true;
+            if (chunk[end - 1] === LF) this.atLineStart = true;
             continue;
           }
         }
@@ -202,6 +206,55 @@ export class FastaParser {
     this.line += region.length - part.length;
     if (part.length > 0) this.parts.push(part);
     this.lineStart = 0;
+  }
+
+  /**
+   * Fast path for long regions (multi-line sequences): chunk[start, end) holds sequence lines with no
+   * whitespace but LF. The region is copied to the byte accumulator and its line breaks squeezed out in
+   * place, one native copyWithin per line, guessing each break from the previous line's width; a final
+   * native search removes any break the guess skipped (lines of varying width). The record's bytes
+   * become one string when it closes.
+   */
+  private takeSequenceBytes(chunk: Buffer, start: number, end: number): void {
+    const acc = this.sequence;
+    // Bytes from the slow path ending a line right at this chunk's start: right-strip that line first.
+    if (acc.length > 0 && chunk[start] === LF) acc.length = trimLine(acc.bytes, this.lineStart, acc.length);
+    const base = acc.length;
+    const dst = acc.reserve(end - start);
+    chunk.copy(dst, base, start, end);
+    const stop = base + (end - start);
+    let width = this.lineWidth;
+    let r = base;
+    let w = base;
+    while (r < stop) {
+      let e = r + width;
+      if (e >= stop || dst[e] !== LF) {
+        e = dst.indexOf(LF, r);
+        if (e === -1 || e >= stop) e = stop;
+        else width = e - r;
+      }
+      if (w !== r) dst.copyWithin(w, r, e);
+      w += e - r;
+      r = e + 1;
+    }
+    // Only LF bytes were skipped above, but a line shorter than the guess may have kept its LF.
+    let lf = dst.indexOf(LF, base);
+    if (lf !== -1 && lf < w) {
+      let out = lf;
+      while (lf !== -1 && lf < w) {
+        let next = dst.indexOf(LF, lf + 1);
+        if (next === -1 || next > w) next = w;
+        dst.copyWithin(out, lf + 1, next);
+        out += next - lf - 1;
+        lf = next;
+        if (next === w) break;
+      }
+      w = out;
+    }
+    this.lineWidth = width;
+    this.line += stop - base - (w - base);
+    acc.length = w;
+    this.lineStart = w;
   }
 
   private flushBytes(): void {
@@ -338,6 +391,9 @@ export class FastaParser {
     return out;
   }
 }
+
+/** Sequence regions at least this long take the byte fast path; shorter ones (reads) become strings directly. */
+const BYTES_PATH_MIN = 4096;
 
 /** Whitespace bytes that force the exact (byte loop) path: Biopython strips them at line ends only. */
 const RARE_WHITESPACE = [0x09, 0x0b, 0x0c, 0x1c, 0x1d, 0x1e, 0x1f];
