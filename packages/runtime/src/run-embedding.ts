@@ -102,11 +102,21 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
   };
 
   const read = async () => {
-    const pending: Promise<void>[] = [];
+    // Batches still in the pool. Settled ones leave the set, so a long run does not keep one
+    // promise per batch it ever submitted (that grew the parent's heap with the input size).
+    const pending = new Set<Promise<void>>();
     let window: PackItem<I>[] = [];
     const flushWindow = () => {
       if (window.length === 0) return;
-      for (const batch of packArray(window, { tokenBudget: pack.tokenBudget })) pending.push(submit(batch));
+      for (const batch of packArray(window, { tokenBudget: pack.tokenBudget })) {
+        const settled = submit(batch);
+        pending.add(settled);
+        const settle = () => pending.delete(settled);
+        settled.then(settle, (error: unknown) => {
+          settle();
+          fail(error);
+        });
+      }
       window = [];
     };
     const iterator = options.items[Symbol.asyncIterator]();
@@ -133,7 +143,7 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
         stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences);
       }
       flushWindow();
-      await Promise.all(pending);
+      await Promise.all([...pending]);
       await checkpointChain;
       if (checkpoint && !failed) await checkpoint.flush();
       if (!failed) unordered$.complete();
