@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from './backend-name.js';
 import { resolveWasmDir } from './wasm-paths.js';
-import { installNodeWebGpu } from './webgpu-setup.js';
+import { gpuApiAvailable, installNodeWebGpu } from './webgpu-setup.js';
 
 export interface BackendAttempt {
   backend: BackendName;
@@ -37,7 +37,10 @@ async function loadTensorflow(options: InitBackendOptions): Promise<void> {
   throw new Error(errors.join('; '));
 }
 
-async function loadWebGpu(): Promise<void> {
+async function loadWebGpu(_options: InitBackendOptions, auto = false): Promise<void> {
+  // Probing Dawn without a Vulkan loader only makes it print warnings: skip it when auto-selecting. A
+  // user who asks for webgpu by name still gets Dawn's own answer.
+  if (auto && !gpuApiAvailable()) throw new Error('no Vulkan loader (libvulkan.so.1) found, so no WebGPU adapter');
   if (!(await installNodeWebGpu())) throw new Error('no WebGPU adapter found');
   await import('@tensorflow/tfjs-backend-webgpu');
 }
@@ -53,7 +56,7 @@ async function loadCpu(): Promise<void> {
   await import('@tensorflow/tfjs-backend-cpu');
 }
 
-const loaders: Record<BackendName, (options: InitBackendOptions) => Promise<void>> = {
+const loaders: Record<BackendName, (options: InitBackendOptions, auto: boolean) => Promise<void>> = {
   tensorflow: loadTensorflow,
   webgpu: loadWebGpu,
   wasm: loadWasm,
@@ -62,10 +65,10 @@ const loaders: Record<BackendName, (options: InitBackendOptions) => Promise<void
 
 const autoOrder: BackendName[] = ['tensorflow', 'webgpu', 'wasm', 'cpu'];
 
-async function tryBackend(name: BackendName, options: InitBackendOptions): Promise<string | undefined> {
+async function tryBackend(name: BackendName, options: InitBackendOptions, auto: boolean): Promise<string | undefined> {
   try {
     if (tf.getBackend() !== name || !tf.findBackend(name)) {
-      await loaders[name](options);
+      await loaders[name](options, auto);
       if (!(await tf.setBackend(name))) return `tf.setBackend('${name}') failed`;
       await tf.ready();
     }
@@ -89,7 +92,7 @@ export async function initBackend(
   const candidates = requested === 'auto' ? autoOrder : [requested];
   const reasons: string[] = [];
   for (const name of candidates) {
-    const reason = await tryBackend(name, options);
+    const reason = await tryBackend(name, options, requested === 'auto');
     options.onAttempt?.({ backend: name, ok: reason === undefined, ...(reason ? { reason } : {}) });
     if (reason === undefined) return name;
     reasons.push(`${name}: ${reason}`);

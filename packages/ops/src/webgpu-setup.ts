@@ -1,3 +1,31 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const VULKAN_LOADER = 'libvulkan.so.1';
+
+/**
+ * Whether Dawn could find a GPU API at all. On Linux Dawn reaches GPUs only through Vulkan, and when
+ * the Vulkan loader (libvulkan.so.1) is missing it prints "Warning: Couldn't load Vulkan: …" straight to
+ * stderr from native code (nothing in JS can catch it) and finds no adapter. Looking for the loader
+ * first, where the dynamic linker would (LD_LIBRARY_PATH, /etc/ld.so.cache, the default folders), keeps
+ * a GPU-less machine's stderr clean. Other platforms (Metal, D3D12) are not pre-checked: true.
+ */
+export function gpuApiAvailable(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform !== 'linux') return true;
+  const dirs = [
+    ...(env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean),
+    '/lib', '/usr/lib', '/lib64', '/usr/lib64',
+    '/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib/aarch64-linux-gnu', '/usr/lib/aarch64-linux-gnu',
+  ];
+  if (dirs.some((dir) => existsSync(join(dir, VULKAN_LOADER)))) return true;
+  try {
+    // The linker's cache lists every library name ldconfig found, as NUL-terminated strings.
+    return readFileSync('/etc/ld.so.cache').includes(`${VULKAN_LOADER}\0`);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Makes WebGPU available in Node through Dawn (the `webgpu` npm package): installs its globals
  * (GPUBufferUsage, ...) and `navigator.gpu`, which @tensorflow/tfjs-backend-webgpu looks for.

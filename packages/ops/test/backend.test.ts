@@ -1,6 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
-import { initBackend, resolveWasmDir, type BackendAttempt } from '../src/index.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gpuApiAvailable, initBackend, resolveWasmDir, type BackendAttempt } from '../src/index.js';
 
 describe('initBackend', () => {
   it('auto falls back past an unloadable tensorflow backend and an absent GPU to a working backend', async () => {
@@ -17,6 +20,23 @@ describe('initBackend', () => {
     expect(['webgpu', 'wasm', 'cpu']).toContain(chosen);
     expect(tf.getBackend()).toBe(chosen);
     expect(Array.from(tf.add(tf.tensor1d([1, 2]), 1).dataSync())).toEqual([2, 3]);
+  });
+
+  it('finds the Vulkan loader where the dynamic linker would, and auto skips Dawn without one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vulkan-'));
+    try {
+      writeFileSync(join(dir, 'libvulkan.so.1'), '');
+      expect(gpuApiAvailable({ LD_LIBRARY_PATH: `/nonexistent:${dir}` })).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(gpuApiAvailable({}, 'darwin')).toBe(true); // Metal: not pre-checked
+    if (!gpuApiAvailable()) {
+      // This machine has no Vulkan: auto must say so instead of letting Dawn print warnings.
+      const attempts: BackendAttempt[] = [];
+      await initBackend('auto', { tensorflowModules: ['virnucpro-no-such-module'], onAttempt: (a) => attempts.push(a) });
+      expect(attempts.find((a) => a.backend === 'webgpu')?.reason).toMatch(/no Vulkan loader \(libvulkan\.so\.1\)/);
+    }
   });
 
   it('a named backend that cannot start throws an error saying why', async () => {

@@ -128,6 +128,21 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
     });
   });
 
+  it('segmentMean of a segment is bit-identical wherever it sits in the batch (resume reproduces a run)', () => {
+    const random = seededRandom(9);
+    const d = 7;
+    const target = randomArray(61 * d, random);
+    const alone = segmentMean(tf.tensor2d(target, [61, d]), packedLayout([61]), 1, 1).dataSync();
+    for (const before of [3, 17, 47, 50]) {
+      const other = randomArray(before * d, random);
+      const x = new Float32Array((before + 61) * d);
+      x.set(other, 0);
+      x.set(target, before * d);
+      const got = segmentMean(tf.tensor2d(x, [before + 61, d]), packedLayout([before, 61]), 1, 1).dataSync().slice(d);
+      expect(Array.from(got)).toEqual(Array.from(alone));
+    }
+  });
+
   it('segmentMean averages each segment, optionally skipping its first/last rows', () => {
     const random = seededRandom(8);
     const lengths = [3, 6, 4];
