@@ -5,6 +5,14 @@ import { runPredict } from '../pipeline/run-predict.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
 import { runCommand } from './run-command.js';
 
+/** $VIRNUCPRO_PROGRESS_INTERVAL: seconds between plain progress lines when stderr is not a terminal (default 10). */
+function progressIntervalSeconds(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.VIRNUCPRO_PROGRESS_INTERVAL;
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+}
+
 // Flags carry no yargs defaults: defaults are applied by resolvePredictOptions, after the config file, so
 // an untyped flag never overrides a config value.
 function yargsOption(spec: OptionSpec): Options {
@@ -32,7 +40,7 @@ export const predictCommand: CommandModule = {
       const flags: Record<string, unknown> = {};
       for (const spec of PREDICT_OPTIONS) if (args[spec.key] !== undefined) flags[spec.key] = args[spec.key];
       const options = resolvePredictOptions(flags);
-      const reporter = createProgressReporter({ quiet: options.quiet });
+      const reporter = createProgressReporter({ quiet: options.quiet, intervalSeconds: progressIntervalSeconds(process.env) });
       try {
         const s = await runPredict(options, { reporter, handleSignals: true });
         reporter.log(

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { rm, rmdir } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
@@ -82,11 +82,10 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
   const cleanUp = async () => {
     await writer?.abort().catch(() => undefined);
     if (intermediate) for (const f of Object.values(intermediate)) await f.discard().catch(() => undefined);
-    // Keep checkpoints that hold work (that is what --resume is for); otherwise leave no trace.
-    if (!checkpointDir || checkpointDir.stored() === 0) {
-      await rm(join(options.outDir, CHECKPOINT_DIR), { recursive: true, force: true });
-      if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
-    }
+    // Keep checkpoints that hold work (that is what --resume is for); otherwise leave no trace. Before the
+    // checkpoint is open (e.g. a refused --resume: other model or input) the folder is not ours to touch.
+    if (checkpointDir && checkpointDir.stored() === 0) await rm(join(options.outDir, CHECKPOINT_DIR), { recursive: true, force: true });
+    if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
   };
   try {
     if (mlp.inputDim !== pool.pool.dim) {
@@ -106,6 +105,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
       throw err instanceof CheckpointMismatchError ? new UsageError(err.message) : err;
     });
     checkpointDir = { stored: () => checkpoint.itemsStored };
+    if (outDirState.existed) await removeStaleTempFiles(options.outDir);
     if (options.resume && checkpoint.report.restoredItems > 0) {
       reporter.log(`resuming: ${checkpoint.report.restoredItems} frames restored from ${checkpoint.report.verifiedShards} checkpoint shard(s)`);
     }
@@ -225,4 +225,31 @@ function countingPool<I>(pool: WorkerPool<I>, onBatch: (tokens: number) => void)
       return Reflect.get(target, prop, receiver);
     },
   });
+}
+
+/**
+ * Temp files that a killed run (SIGKILL, power loss) left in the output folder: outputs are written under a
+ * temporary name with the writer's pid and renamed only when complete. Removes those of processes that no
+ * longer exist, so a resumed or forced run leaves the same folder as an undisturbed one.
+ */
+async function removeStaleTempFiles(dir: string): Promise<void> {
+  const patterns = [
+    /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/, // @virnucpro/consensus StagedFile: .<name>.<pid>.<hex>.tmp
+    /\.partial-(\d+)$/, // StagedTextFile (--keep-intermediate FASTA files)
+    /\.tmp-(\d+)$/, // writeFileAtomic (run_summary.json)
+  ];
+  for (const name of await readdir(dir)) {
+    const pid = patterns.map((p) => p.exec(name)?.[1]).find((m) => m !== undefined);
+    if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
+    await rm(join(dir, name), { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -1,0 +1,194 @@
+// Fault injection on the whole `virnucpro predict` command (the built launcher, 2 CPU worker processes):
+// kill -9 of the process group then --resume, damaged checkpoint shards, a resume against another model or
+// input, a non-empty --out-dir, and SIGTERM. The checkpoint and runtime packages test their own parts
+// (shard verification, worker restarts); these tests check what a user sees: exit codes, messages, and
+// outputs byte-identical to an undisturbed run.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/virnucpro.js', import.meta.url));
+const data = fileURLToPath(new URL('../../../test-data/', import.meta.url));
+const input = join(data, 'lambda_virus.fa');
+const tmp = mkdtempSync(join(tmpdir(), 'predict-resume-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+// Small batches (≈3 frames) and shards (4 frames) so that a run has many of both.
+const common = ['--models-dir', join(data, 'demo-models'), '--backend', 'cpu', '--token-budget', '512'];
+const args = (out: string, ...extra: string[]) => [bin, 'predict', input, ...common, '--out-dir', out, ...extra];
+const runSync = (out: string, ...extra: string[]) => spawnSync(process.execPath, args(out, ...extra), { encoding: 'utf8' });
+
+const shardFiles = (out: string) => (existsSync(join(out, '.checkpoints')) ? readdirSync(join(out, '.checkpoints')).filter((f) => f.endsWith('.safetensors')) : []);
+const manifest = (out: string) => JSON.parse(readFileSync(join(out, '.checkpoints', 'manifest.json'), 'utf8')) as { shards: { file: string; sha256: string; bytes: number; count: number }[] };
+const summary = (out: string) => JSON.parse(readFileSync(join(out, 'run_summary.json'), 'utf8'));
+const listing = (out: string) => readdirSync(out).sort();
+
+function expectSameOutputs(out: string, reference: string): void {
+  for (const file of OUTPUTS) expect(readFileSync(join(out, file)).equals(readFileSync(join(reference, file))), file).toBe(true);
+  expect(listing(out)).toEqual(listing(reference));
+}
+
+async function until(condition: () => boolean, what: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (child.exitCode !== null) throw new Error(`predict exited (${child.exitCode}) before ${what}`);
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+
+/** Running (a zombie waiting for a parent that does not reap it counts as gone). */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+async function expectGone(pids: number[]): Promise<void> {
+  const start = Date.now();
+  while (pids.some(alive) && Date.now() - start < 5000) await new Promise((r) => setTimeout(r, 20));
+  expect(pids.filter(alive)).toEqual([]);
+}
+
+function childPids(pid: number): number[] {
+  const ps = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return ps.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+}
+
+describe('virnucpro predict: interruption and resume', () => {
+  // The undisturbed run every disturbed one is compared with.
+  const reference = join(tmp, 'reference');
+  let frames = 0;
+  beforeAll(() => {
+    const r = runSync(reference, '--workers', '2', '--checkpoint-every', '4', '--quiet');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    frames = summary(reference).frames;
+    expect(frames).toBeGreaterThan(20);
+  });
+
+  it('kill -9 of the whole run mid-way, then --resume: byte-identical outputs, frames restored', async () => {
+    const out = join(tmp, 'killed');
+    const child = spawn(process.execPath, args(out, '--workers', '2', '--checkpoint-every', '4', '--quiet'), { detached: true, stdio: 'ignore' });
+    const done = exited(child);
+    await until(() => shardFiles(out).length >= 2, 'two checkpoint shards', child);
+    const workers = childPids(child.pid!);
+    process.kill(-child.pid!, 'SIGKILL'); // the launcher and its worker processes, like a crashed node
+    expect((await done).signal).toBe('SIGKILL');
+    expect(existsSync(join(out, 'prediction_results.txt'))).toBe(false); // really mid-way
+    expect(workers.length).toBe(2);
+    await expectGone(workers);
+
+    const resumed = runSync(out, '--workers', '2', '--checkpoint-every', '4', '--resume');
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming: \d+ frames restored from \d+ checkpoint shard\(s\)/);
+    const s = summary(out);
+    expect(s.resumedSequences).toBeGreaterThan(0);
+    expect(s.resumedSequences).toBeLessThan(frames);
+    expect(s.frames).toBe(frames);
+    expectSameOutputs(out, reference); // also: no temp files of the killed run left behind
+  });
+
+  it('a corrupted and a truncated shard are detected, their frames recomputed, outputs identical', () => {
+    const out = join(tmp, 'damaged');
+    cpSync(reference, out, { recursive: true });
+    const shards = manifest(out).shards;
+    expect(shards.length).toBeGreaterThanOrEqual(3);
+    const [first, second] = shards;
+    const bytes = readFileSync(join(out, '.checkpoints', first.file));
+    bytes[bytes.length - 10] ^= 0xff; // one flipped byte inside the vectors
+    writeFileSync(join(out, '.checkpoints', first.file), bytes);
+    truncateSync(join(out, '.checkpoints', second.file), Math.floor(second.bytes / 2));
+
+    const r = runSync(out, '--workers', '2', '--checkpoint-every', '4', '--resume');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`checkpoint shard ${first.file} discarded (sha256`);
+    expect(r.stderr).toContain(`checkpoint shard ${second.file} discarded (size`);
+    expect(summary(out).resumedSequences).toBe(frames - first.count - second.count);
+    expectSameOutputs(out, reference);
+  });
+
+  it('refuses to resume with another model or another input (exit 2), leaving the checkpoint intact', () => {
+    const out = join(tmp, 'mismatch');
+    cpSync(reference, out, { recursive: true });
+    const before = readFileSync(join(out, '.checkpoints', 'manifest.json'), 'utf8');
+    const e2e = join(data, 'e2e');
+    const otherModel = spawnSync(
+      process.execPath,
+      [bin, 'predict', input, '--esm', join(e2e, 'esm2-tiny'), '--dnabert', join(e2e, 'dnabert-tiny'), '--mlp', join(e2e, 'mlp.pth'), '--length', '500', '--backend', 'cpu', '--out-dir', out, '--resume'],
+      { encoding: 'utf8' },
+    );
+    expect(otherModel.status).toBe(2);
+    expect(otherModel.stderr).toMatch(/^virnucpro: cannot resume: the checkpoint in .* was made with model .*esm2-tiny.*use --force to start over\)\n$/s);
+
+    const otherInput = spawnSync(process.execPath, [bin, 'predict', join(e2e, 'test_with_orfs', 'test_with_orfs.fa'), ...common, '--out-dir', out, '--resume'], { encoding: 'utf8' });
+    expect(otherInput.status).toBe(2);
+    expect(otherInput.stderr).toMatch(/^virnucpro: cannot resume: the checkpoint in .* was made for a different input .*use --force to start over\n$/);
+
+    expect(readFileSync(join(out, '.checkpoints', 'manifest.json'), 'utf8')).toBe(before);
+    expect(shardFiles(out).sort()).toEqual(shardFiles(reference).sort());
+    expectSameOutputs(out, reference);
+  });
+
+  it('refuses a non-empty --out-dir without --resume or --force (exit 2), touching nothing', () => {
+    const out = join(tmp, 'occupied');
+    cpSync(reference, out, { recursive: true });
+    writeFileSync(join(out, 'notes.txt'), 'mine\n');
+    const r = runSync(out);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`virnucpro: output directory ${out} is not empty; pass --resume to continue that run or --force to overwrite it\n`);
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('mine\n');
+    rmSync(join(out, 'notes.txt'));
+    expectSameOutputs(out, reference);
+  });
+
+  it('SIGTERM: saves the finished frames as a verified shard and exits 143, stopping the workers', async () => {
+    const out = join(tmp, 'terminated');
+    // No count-triggered shards (checkpoint-every > frames): any shard must come from the SIGTERM flush.
+    const child = spawn(process.execPath, args(out, '--workers', '2', '--checkpoint-every', '100000'), {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, VIRNUCPRO_PROGRESS_INTERVAL: '0' },
+    });
+    const done = exited(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let framesDone = 0;
+    await until(() => {
+      const m = [...stderr.matchAll(/predict: (\d+)\/\d+ frames/g)].pop();
+      framesDone = m ? Number(m[1]) : 0;
+      return framesDone >= 3;
+    }, 'three finished frames', child);
+    const workers = childPids(child.pid!);
+    expect(workers.length).toBe(2);
+    child.kill('SIGTERM');
+    const { code } = await done;
+    expect(code).toBe(143);
+    expect(stderr).toContain('SIGTERM: saving finished results before exiting');
+    expect(existsSync(join(out, 'prediction_results.txt'))).toBe(false);
+    const shards = manifest(out).shards;
+    expect(shards.length).toBe(1);
+    const [shard] = shards;
+    expect(shard.count).toBeGreaterThanOrEqual(framesDone);
+    expect(shard.count).toBeLessThan(frames);
+    const bytes = readFileSync(join(out, '.checkpoints', shard.file));
+    expect(bytes.length).toBe(shard.bytes);
+    expect(`${createHash('sha256').update(bytes).digest('hex')}`).toBe(shard.sha256.replace(/^sha256:/, ''));
+    expect(listing(out)).toEqual(['.checkpoints']); // no partial output files
+    await expectGone(workers);
+  });
+});
