@@ -10,7 +10,12 @@ const HIDDEN_TOL = 1e-4;
 const MEAN_TOL = 1e-5;
 const MIN_COSINE = 0.99999;
 
-const layouts: [string, string][] = [['HF safetensors folder', fixtureDir]];
+// The three layouts users have: an HF folder (model.safetensors), HF pytorch_model.bin, fair-esm's .pt.
+const layouts: [string, string][] = [
+  ['HF safetensors folder', fixtureDir],
+  ['HF pytorch_model.bin', `${fixtureDir}pytorch_model.bin`],
+  ['fair-esm .pt', `${fixtureDir}fair_esm.pt`],
+];
 
 describe.each<BackendName>(['cpu', 'wasm'])('ESM-2 parity on %s', (backend) => {
   let fixture: EsmFixture;
