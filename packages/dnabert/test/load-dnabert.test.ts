@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { initBackend } from '@virnucpro/ops';
 import { readSafetensors, writeSafetensors, type TensorData } from '@virnucpro/weights';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dnabertWeightsFromStateDict, loadDnabert, parseDnabertConfig, readDnabertConfig } from '../src/index.js';
+import { dnabertWeightsFromStateDict, loadDnabert, parseDnabertConfig, readDnabertConfig, readDnabertStateDict } from '../src/index.js';
 import { maxAbsDiff, tinyDir, tinyInputs } from './parity-helpers.js';
 
 function modelDirWith(tensors: Map<string, TensorData>): Promise<string> {
@@ -27,6 +27,21 @@ describe('loading DNABERT checkpoints', () => {
       vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 128, layerNormEps: 1e-12,
     });
     expect(() => parseDnabertConfig({ ...JSON.parse(readFileSync(join(tinyDir, 'config.json'), 'utf8')), hidden_act: 'gelu_new' }, 'c.json')).toThrow(/c\.json: hidden_act/);
+  });
+
+  it('pytorch_model.bin holds the same tensors as model.safetensors, and loads to the same embeddings', async () => {
+    const bin = join(tinyDir, 'pytorch_model.bin');
+    const { tensors } = await readDnabertStateDict(tinyDir, bin);
+    expect([...tensors.keys()].sort()).toEqual([...original.keys()].sort());
+    for (const [name, t] of original) {
+      expect(tensors.get(name)!.shape, name).toEqual(t.shape);
+      expect(maxAbsDiff(tensors.get(name)!.data as Float32Array, t.data as Float32Array), name).toBe(0);
+    }
+    const { model, tokenizer, weightsPath } = await loadDnabert(tinyDir, { weights: bin });
+    expect(weightsPath).toBe(bin);
+    const [mean] = await model.meanEmbeddings([tokenizer.encode(tinyInputs.sequences[2])]);
+    expect(maxAbsDiff(mean, expected.get('mean.2')!.data as Float32Array)).toBeLessThanOrEqual(1e-5);
+    model.dispose();
   });
 
   it('accepts DNABERT-2-117M names (bert. prefix, MLM head ignored)', async () => {
