@@ -2,10 +2,9 @@ import { resolve } from 'node:path';
 import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule } from '@virnucpro/consensus';
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
+import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
 
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
 
 /**
  * `virnucpro classify`: VirNucPro stages 8–9 on their own — the MLP over merged features, then the
@@ -40,15 +39,7 @@ export const classifyCommand: CommandModule = {
       const featuresPath = resolve(args.features as string);
       const outDir = resolve(args['out-dir'] as string);
       const quiet = Boolean(args.quiet);
-      const controller = new AbortController();
-      let caught: NodeJS.Signals | undefined;
-      const onSignal = (signal: NodeJS.Signals) => {
-        caught = signal;
-        controller.abort(new Error(`interrupted by ${signal}; no output written`));
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
+      await interruptibly(async (signal) => {
         const mlp = await loadMlp(mlpPath).catch((e: Error) => {
           throw new UsageError(`cannot use --mlp ${mlpPath}: ${e.message}`);
         });
@@ -63,23 +54,13 @@ export const classifyCommand: CommandModule = {
           keyRule: args['key-rule'] as ConsensusKeyRule,
           consensusScoreColumns: Boolean(args['consensus-scores']),
           summary: Boolean(args.summary),
-          signal: controller.signal,
+          signal,
         });
         if (!quiet) {
           const seconds = (Date.now() - started) / 1000;
           console.error(`classified ${files.rows} frames in ${files.chunks} chunks in ${seconds.toFixed(1)} s`);
           for (const f of [files.predictions, files.consensus, files.summary]) if (f) console.error(`wrote ${f}`);
         }
-      } catch (error) {
-        if (caught) {
-          console.error(`virnucpro: interrupted by ${caught}; no output written`);
-          process.exitCode = SIGNAL_EXIT[caught];
-          return;
-        }
-        throw error;
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+      });
     }),
 };

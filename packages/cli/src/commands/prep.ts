@@ -1,10 +1,9 @@
 import { resolve } from 'node:path';
 import { prepFasta, type PrepCounts } from '@virnucpro/sixframe';
 import type { CommandModule } from 'yargs';
-import { ExitCode } from '../exit-codes.js';
+import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
 
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
 
 /**
  * `virnucpro prep`: VirNucPro stages 1–2 (chunking, six-frame translation) on their own, writing the same three
@@ -42,45 +41,30 @@ export const prepCommand: CommandModule = {
       const quiet = Boolean(args.quiet);
       const progress = !quiet && process.stderr.isTTY ? new TtyProgressLine(process.stderr) : undefined;
 
-      // Ctrl-C / kill: stop at the next batch so prepFasta removes its temp files, then exit 130 / 143.
-      const controller = new AbortController();
-      let caught: NodeJS.Signals | undefined;
-      const onSignal = (signal: NodeJS.Signals) => {
-        caught = signal;
-        controller.abort(new Error(`interrupted by ${signal}; no output written`));
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      // Ctrl-C / kill: prepFasta stops at its next batch and removes its temp files; exit 130 / 143.
       const started = Date.now();
-      try {
-        const summary = await prepFasta(input, {
-          chunkSize,
-          outDir,
-          signal: controller.signal,
-          onProgress: progress && ((counts) => progress.update(counts)),
-        });
-        progress?.clear();
-        for (const path of [summary.paths.chunked, summary.paths.nucleotide, summary.paths.protein]) console.log(path);
-        if (!quiet) {
-          const seconds = (Date.now() - started) / 1000;
-          console.error(
-            `prep: ${plural(summary.records, 'record')} (${summary.bases.toLocaleString('en-US')} bases) → ` +
-              `${plural(summary.chunks, 'chunk')} of ≤ ${chunkSize} bp → ${plural(summary.frames, 'stop-free frame')} ` +
-              `in ${seconds.toFixed(1)} s`,
-          );
+      await interruptibly(async (signal) => {
+        try {
+          const summary = await prepFasta(input, {
+            chunkSize,
+            outDir,
+            signal,
+            onProgress: progress && ((counts) => progress.update(counts)),
+          });
+          progress?.clear();
+          for (const path of [summary.paths.chunked, summary.paths.nucleotide, summary.paths.protein]) console.log(path);
+          if (!quiet) {
+            const seconds = (Date.now() - started) / 1000;
+            console.error(
+              `prep: ${plural(summary.records, 'record')} (${summary.bases.toLocaleString('en-US')} bases) → ` +
+                `${plural(summary.chunks, 'chunk')} of ≤ ${chunkSize} bp → ${plural(summary.frames, 'stop-free frame')} ` +
+                `in ${seconds.toFixed(1)} s`,
+            );
+          }
+        } finally {
+          progress?.clear();
         }
-      } catch (err) {
-        progress?.clear();
-        if (caught) {
-          console.error(`virnucpro: ${(err as Error).message}`);
-          process.exitCode = SIGNAL_EXIT[caught];
-          return;
-        }
-        throw err;
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+      });
     }),
 };
 

@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import type { Argv } from 'yargs';
+import { backendNames, type BackendName } from '@virnucpro/ops';
+import { UsageError } from '../errors.js';
+
+/** What differs between the `embed <model>` commands' options: the words, not the options. */
+export interface EmbedOptionTexts {
+  model: string;
+  input: string;
+  output: string;
+  tokenBudget: string;
+}
+
+/** The options every `embed <model>` command takes (same contract for every model). */
+export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
+  return y
+    .option('model', { type: 'string', demandOption: true, describe: texts.model })
+    .option('input', { type: 'string', demandOption: true, describe: texts.input })
+    .option('output', { type: 'string', demandOption: true, describe: texts.output })
+    .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
+    .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
+    .option('window', { type: 'number', default: 1024, describe: 'records the packer may hold back to fill batches' })
+    .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
+    .option('quiet', { type: 'boolean', describe: 'no log lines' });
+}
+
+export interface EmbedArgs {
+  input: string;
+  model: string;
+  output: string;
+  backend: BackendName | 'auto';
+  tokenBudget: number;
+  window: number;
+  summaryPath?: string;
+  log?: (line: string) => void;
+}
+
+/** Reads and checks the shared options; bad values are usage errors (exit 2) before any model loads. */
+export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
+  const input = args.input as string;
+  const tokenBudget = args['token-budget'] as number;
+  const window = args.window as number;
+  if (!existsSync(input)) throw new UsageError(`${input}: input FASTA not found`);
+  if (!Number.isInteger(tokenBudget) || tokenBudget < 3) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);
+  if (!Number.isInteger(window) || window < 1) throw new UsageError(`--window must be a positive integer, got ${window}`);
+  return {
+    input,
+    model: args.model as string,
+    output: args.output as string,
+    backend: args.backend as BackendName | 'auto',
+    tokenBudget,
+    window,
+    summaryPath: args.summary as string | undefined,
+    log: args.quiet ? undefined : (line: string) => console.error(line),
+  };
+}
