@@ -7,6 +7,7 @@
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { readFasta } from '@virnucpro/fasta-stream';
 import { packArray, packBatches, packingEfficiency } from '@virnucpro/packer';
+import { nextFitDecreasing } from './original-packer.mjs';
 import { orfLengths } from './orf-lengths.mjs';
 
 const [path, chunkArg] = process.argv.slice(2);
@@ -21,24 +22,6 @@ const items = lengths.map((length, index) => ({ index, tokens: length + 2, value
 const total = items.reduce((s, i) => s + i.tokens, 0);
 console.log(`${path}: ${items.length} stop-free frames from ${chunkSize}-bp chunks, ${total} tokens, lengths ${Math.min(...lengths)}–${Math.max(...lengths)} aa`);
 
-/** The original's GreedyPacker: buffer of `window` items, sort by length desc, next-fit. */
-function nextFitDecreasing(all, budget, window) {
-  const batches = [];
-  for (let start = 0; start < all.length; start += window) {
-    const sorted = all.slice(start, start + window).sort((a, b) => b.tokens - a.tokens || a.index - b.index);
-    let current = { items: [], tokens: 0, tokenBudget: budget };
-    for (const item of sorted) {
-      if (current.items.length > 0 && current.tokens + item.tokens > budget) {
-        batches.push(current);
-        current = { items: [], tokens: 0, tokenBudget: budget };
-      }
-      current.items.push(item);
-      current.tokens += item.tokens;
-    }
-    if (current.items.length) batches.push(current);
-  }
-  return batches;
-}
 
 const rows = [];
 for (const budget of [2048, 4096, 8192, 16384]) {

@@ -8,24 +8,8 @@
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { readFastaBatches } from '@virnucpro/fasta-stream';
 import { packArray, packBatches, packingEfficiency } from '@virnucpro/packer';
+import { nextFitDecreasing } from './original-packer.mjs';
 
-function nextFitDecreasing(all, budget, window) {
-  const batches = [];
-  for (let start = 0; start < all.length; start += window) {
-    const sorted = all.slice(start, start + window).sort((a, b) => b.tokens - a.tokens || a.index - b.index);
-    let current = { items: [], tokens: 0, tokenBudget: budget };
-    for (const item of sorted) {
-      if (current.items.length > 0 && current.tokens + item.tokens > budget) {
-        batches.push(current);
-        current = { items: [], tokens: 0, tokenBudget: budget };
-      }
-      current.items.push(item);
-      current.tokens += item.tokens;
-    }
-    if (current.items.length) batches.push(current);
-  }
-  return batches;
-}
 const pct = (x) => (100 * x).toFixed(2) + ' %';
 
 for (const path of process.argv.slice(2)) {
