@@ -35,6 +35,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'token-budget', kind: 'integer', min: 16, default: 4096, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS)' },
   { key: 'pack-window', kind: 'integer', min: 1, default: 2000, description: 'frames looked at together when packing batches (first-fit decreasing)' },
   { key: 'checkpoint-every', kind: 'integer', min: 1, default: 10000, description: 'write a checkpoint shard every N embedded frames' },
+  { key: 'checkpoint-seconds', kind: 'integer', min: 0, default: 300, description: 'also write a shard when finished frames have waited this long (0 = only --checkpoint-every)' },
   { key: 'resume', kind: 'boolean', default: false, description: 'continue an interrupted run in --out-dir from its checkpoints' },
   { key: 'force', kind: 'boolean', default: false, description: 'overwrite results already in --out-dir' },
   { key: 'keep-intermediate', kind: 'boolean', default: false, description: 'also write the chunked, nucleotide and protein FASTA files' },
@@ -58,6 +59,7 @@ export interface PredictOptions {
   tokenBudget: number;
   packWindow: number;
   checkpointEvery: number;
+  checkpointSeconds: number;
   resume: boolean;
   force: boolean;
   keepIntermediate: boolean;

@@ -101,6 +101,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
       resume: options.resume,
       force: options.force,
       checkpointEvery: options.checkpointEvery,
+      checkpointIntervalMs: options.checkpointSeconds * 1000,
     }).catch((err: Error) => {
       throw err instanceof CheckpointMismatchError ? new UsageError(err.message) : err;
     });
