@@ -10,9 +10,10 @@ cp node_modules/webgpu/index.js node_modules/webgpu/package.json "$out/node_modu
 # dawn.node is 21 MB; xz brings it to ~5 MB so bundle + .device + the tree stay under the 64 MiB that travels.
 xz -T2 -6 -c node_modules/webgpu/dist/linux-x64/dawn.node > "$out/dawn.node.xz"
 [ -n "${WITH_WASM:-}" ] && cp node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm "$out/wasm/"  # wasm binaries only on request (size)
-# One esbuild call with code splitting: the entries share tfjs and our packages as common chunks.
+# __dirname/__filename (tfjs-backend-wasm needs them) go on globalThis so bundled modules that declare their own
+# do not clash. One esbuild call with code splitting: the entries share tfjs and our packages as common chunks.
 npx esbuild "$@" --bundle --splitting --platform=node --format=esm --minify-whitespace --minify-syntax --target=node20 \
   --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \
-  --banner:js="import { createRequire as __cr } from 'module'; import { fileURLToPath as __fu } from 'url'; import { dirname as __dn } from 'path'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);" \
-  --out-extension:.js=.mjs --outdir="$out" --log-level=warning
+  --banner:js="import { createRequire as __cr } from 'module'; import { fileURLToPath as __fu } from 'url'; import { dirname as __dn } from 'path'; const require = __cr(import.meta.url); globalThis.__filename ??= __fu(import.meta.url); globalThis.__dirname ??= __dn(globalThis.__filename);" \
+  --entry-names=[name] --out-extension:.js=.mjs --outdir="$out" --log-level=warning
 du -sh "$out"

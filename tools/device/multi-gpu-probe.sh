@@ -22,7 +22,7 @@ log "== adapters seen with every GPU visible"; node /tmp/list.mjs 2>&1 | tee -a 
 # only GPU $1 visible: every other /dev/nvidiaN bound to /dev/null in a private mount namespace
 only() { local keep=$1; shift; local binds=""; for j in $(seq 0 $((gpus - 1))); do [ "$j" = "$keep" ] || binds="$binds mount --bind /dev/null /dev/nvidia$j;"; done; unshare -m bash -c "$binds $*"; }
 for i in $(seq 0 $((gpus - 1))); do log "== adapters seen with only GPU $i's node"; only "$i" node /tmp/list.mjs 2>&1 | tee -a "$out/multi-gpu.log"; done
-bench="node .bundle/esm2/bench-esm2.mjs --backend webgpu --size 3B --sequences 224"
+bench="node .bundle/bench-esm2.mjs --backend webgpu --size 3B --sequences 224"
 log "== one process, GPU 0 only"; only 0 "$bench" > "$out/one.json" 2> "$out/one.err"; log "rc=$? $(grep tokensPerSecond "$out/one.json")"
 log "== one process per GPU, concurrently"
 for i in $(seq 0 $((gpus - 1))); do only "$i" "$bench" > "$out/gpu$i.json" 2> "$out/gpu$i.err" & done

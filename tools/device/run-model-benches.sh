@@ -9,14 +9,14 @@ out=${OUT:-/tmp/out}
 mkdir -p "$out"
 step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@" > "$out/$name.json" 2> "$out/$name.err"; echo "rc=$? $(tail -c 300 "$out/$name.err" | tr '\n' ' ')"; grep -E '"(pass|tokensPerSecond|hiddenMaxAbs|meanMaxAbs)"' "$out/$name.json" | tr -d '\n '; echo; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-step parity-esm2-safetensors 120 node .bundle/esm2/parity-esm2.mjs --backend webgpu
-step parity-esm2-fairesm 120 node .bundle/esm2/parity-esm2.mjs --backend webgpu --model test-data/esm2/fair_esm.pt
-step parity-esm2-bin 120 node .bundle/esm2/parity-esm2.mjs --backend webgpu --model test-data/esm2/pytorch_model.bin
-step parity-dnabert 120 node .bundle/dnabert/parity-dnabert.mjs --backend webgpu
-step bench-esm2-8M 120 node .bundle/esm2/bench-esm2.mjs --backend webgpu --size 8M --sequences 256
-step bench-esm2-650M 180 node .bundle/esm2/bench-esm2.mjs --backend webgpu --size 650M --sequences 128
-step bench-esm2-3B 300 node .bundle/esm2/bench-esm2.mjs --backend webgpu --size 3B --sequences 96
-step bench-dnabert 180 node .bundle/dnabert/bench-dnabert.mjs --backend webgpu --tokenizer test-data/dnabert/tokenizer.json --sequences 512 --no-hf
+step parity-esm2-safetensors 120 node .bundle/parity-esm2.mjs --backend webgpu
+step parity-esm2-fairesm 120 node .bundle/parity-esm2.mjs --backend webgpu --model test-data/esm2/fair_esm.pt
+step parity-esm2-bin 120 node .bundle/parity-esm2.mjs --backend webgpu --model test-data/esm2/pytorch_model.bin
+step parity-dnabert 120 node .bundle/parity-dnabert.mjs --backend webgpu
+step bench-esm2-8M 120 node .bundle/bench-esm2.mjs --backend webgpu --size 8M --sequences 256
+step bench-esm2-650M 180 node .bundle/bench-esm2.mjs --backend webgpu --size 650M --sequences 128
+step bench-esm2-3B 300 node .bundle/bench-esm2.mjs --backend webgpu --size 3B --sequences 96
+step bench-dnabert 180 node .bundle/bench-dnabert.mjs --backend webgpu --tokenizer test-data/dnabert/tokenizer.json --sequences 512 --no-hf
 export PYTHONUNBUFFERED=1
 step torch-esm2-3B 240 python3 tools/bench/esm2/pytorch_esm2.py --size 3B --sequences 1024
 step torch-esm2-650M 120 python3 tools/bench/esm2/pytorch_esm2.py --size 650M --sequences 1024

@@ -46,7 +46,10 @@ async function loadWebGpu(_options: InitBackendOptions, auto = false): Promise<v
 }
 
 async function loadWasm(options: InitBackendOptions): Promise<void> {
-  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  const imported = await import('@tensorflow/tfjs-backend-wasm');
+  // A bundler may hand the CommonJS build over as { default: exports } (esbuild with code splitting).
+  type WasmModule = typeof imported;
+  const wasm: WasmModule = typeof imported.setWasmPaths === 'function' ? imported : (imported as unknown as { default: WasmModule }).default;
   // Node has no Blob-URL workers for the threaded build; the SIMD build runs single-threaded.
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   wasm.setWasmPaths(resolveWasmDir(options.wasmDir));

@@ -1,0 +1,24 @@
+// Compares two prediction_results.txt files (same ids in the same order, labels, max |Δ| of scores) and
+// optionally two consensus CSVs byte for byte. Prints one JSON line; exit 1 on a mismatch beyond --tol.
+//   node compare-predictions.mjs GOT_DIR WANT_DIR_OR_FILE_PREFIX [--tol 1e-5]
+import { readFileSync, existsSync } from 'node:fs';
+
+const [got, want, , tolArg] = process.argv.slice(2);
+const tol = Number(tolArg ?? 1e-5);
+const file = (base, name) => (existsSync(`${base}/${name}`) ? `${base}/${name}` : `${base}_${name}`);
+const rows = (path) => readFileSync(path, 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split('\t'));
+const a = rows(file(got, 'prediction_results.txt'));
+const b = rows(file(want, 'prediction_results.txt'));
+let maxAbs = 0;
+let labels = 0;
+const sameIds = a.length === b.length && a.every((r, i) => r[0] === b[i][0]);
+if (sameIds) {
+  a.forEach((r, i) => {
+    maxAbs = Math.max(maxAbs, Math.abs(Number(r[2]) - Number(b[i][2])), Math.abs(Number(r[3]) - Number(b[i][3])));
+    if (r[1] !== b[i][1]) labels++;
+  });
+}
+const consensusSame = readFileSync(file(got, 'prediction_results_highestscore.csv'), 'utf8') === readFileSync(file(want, 'prediction_results_highestscore.csv'), 'utf8');
+const pass = sameIds && labels === 0 && maxAbs <= tol && consensusSame;
+console.log(JSON.stringify({ rows: a.length, sameIds, labelMismatches: labels, maxAbsScoreDiff: maxAbs, consensusSame, tol, pass }));
+process.exitCode = pass ? 0 : 1;
