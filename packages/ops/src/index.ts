@@ -1,7 +1,7 @@
 export { type BackendName, backendNames, isBackendName } from './backend-name.js';
 export { initBackend, type InitBackendOptions, type BackendAttempt } from './init-backend.js';
 export { resolveWasmDir, wasmDirEnvVar } from './wasm-paths.js';
-export { gpuApiAvailable, installNodeWebGpu } from './webgpu-setup.js';
+export { gpuApiAvailable, installNodeWebGpu, dawnFlagsFromEnv, dawnFlagsEnvVar } from './webgpu-setup.js';
 export { linear } from './linear.js';
 export { layerNorm } from './layer-norm.js';
 export { gelu } from './gelu.js';

@@ -31,7 +31,7 @@ export function gpuApiAvailable(env: NodeJS.ProcessEnv = process.env, platform: 
  * (GPUBufferUsage, ...) and `navigator.gpu`, which @tensorflow/tfjs-backend-webgpu looks for.
  * Returns false (and changes nothing) when no adapter exists, e.g. on a machine without a GPU.
  */
-export async function installNodeWebGpu(dawnOptions: string[] = []): Promise<boolean> {
+export async function installNodeWebGpu(dawnOptions: string[] = dawnFlagsFromEnv()): Promise<boolean> {
   const g = globalThis as { navigator?: { gpu?: { requestAdapter(o?: unknown): Promise<unknown> } } };
   if (!g.navigator?.gpu) {
     const { create, globals } = (await import('webgpu')) as unknown as {
@@ -50,4 +50,18 @@ export async function installNodeWebGpu(dawnOptions: string[] = []): Promise<boo
     return true;
   }
   return (await g.navigator.gpu.requestAdapter({ powerPreference: 'high-performance' })) != null;
+}
+
+/** Environment variable holding Dawn flags as a JSON array (set per worker process by @virnucpro/runtime). */
+export const dawnFlagsEnvVar = 'VIRNUCPRO_DAWN_FLAGS';
+
+/** Dawn flags from $VIRNUCPRO_DAWN_FLAGS, e.g. ["backend=vulkan","adapter=NVIDIA H200"]; [] when unset. */
+export function dawnFlagsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  const text = env[dawnFlagsEnvVar];
+  if (!text) return [];
+  const flags: unknown = JSON.parse(text);
+  if (!Array.isArray(flags) || !flags.every((f) => typeof f === 'string')) {
+    throw new Error(`${dawnFlagsEnvVar} must be a JSON array of strings, got ${text}`);
+  }
+  return flags;
 }

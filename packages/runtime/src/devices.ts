@@ -1,6 +1,8 @@
 import { cpus } from 'node:os';
 import { DeviceSelectionError } from './errors.js';
 import { listCudaDevices, type CudaDevice } from './cuda-devices.js';
+import { isolationUnavailable } from './device-isolation.js';
+import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
 import type { BackendName, DeviceInfo } from './plugin.js';
 
@@ -14,6 +16,9 @@ export interface DeviceSelection {
   discover?: {
     cuda?: () => Promise<CudaDevice[]>;
     webgpu?: () => Promise<WebGpuAdapter[]>;
+    nvidiaNodes?: () => Promise<NvidiaDeviceNode[]>;
+    /** Why GPUs cannot be hidden from a worker here (undefined: they can). */
+    isolationUnavailable?: () => string | undefined;
   };
 }
 
@@ -48,17 +53,10 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
 
   if (backend === 'webgpu') {
     const found = (await (selection.discover?.webgpu ?? listWebGpuAdapters)()).filter((a) => !isSoftwareAdapter(a));
+    if (hasTwins(found)) return isolatedWebGpuDevices(found, selection, workers);
     const chosen = pick(found.map((a) => a.index), selection.devices, 'WebGPU', found.map((a) => `${a.index} (${a.backend}: ${a.name})`));
     return chosen.flatMap((index) => {
       const adapter = found.find((a) => a.index === index)!;
-      const twins = found.filter((a) => a.name === adapter.name);
-      if (chosen.length > 1 && twins.length > 1) {
-        // Dawn's only selector is "first adapter whose name contains …", so identical GPUs cannot
-        // be told apart from inside the process (see README, "Choosing a WebGPU adapter").
-        throw new DeviceSelectionError(
-          `WebGPU adapters ${twins.map((t) => t.index).join(', ')} are all named '${adapter.name}'; Dawn can only select an adapter by name, so several identical GPUs cannot be pinned one per worker. Use --backend tensorflow for multi-GPU runs, or one WebGPU device.`,
-        );
-      }
       const dawnFlags = [`backend=${adapter.backend}`, `adapter=${adapter.name}`];
       const env = { VIRNUCPRO_DAWN_FLAGS: JSON.stringify(dawnFlags) };
       return replicate(workers, { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: adapter.name, env, dawnFlags });
@@ -66,6 +64,39 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
   }
 
   throw new DeviceSelectionError(`unknown backend '${String(backend)}'`);
+}
+
+function hasTwins(adapters: WebGpuAdapter[]): boolean {
+  return new Set(adapters.map((a) => a.name)).size < adapters.length;
+}
+
+/**
+ * Several WebGPU adapters share a name (identical GPUs): Dawn's only selector, "first adapter whose name
+ * contains …", cannot tell them apart, so each worker instead runs with every other NVIDIA GPU's device
+ * node hidden (device-isolation.ts) and Dawn sees its GPU alone. Device numbers are then the driver's PCI
+ * order — nvidia-smi's numbers. Refused, never guessed, where that cannot be done.
+ */
+async function isolatedWebGpuDevices(found: WebGpuAdapter[], selection: DeviceSelection, workers: number): Promise<DeviceInfo[]> {
+  const nodes = await (selection.discover?.nvidiaNodes ?? listNvidiaDeviceNodes)();
+  const names = [...new Set(found.map((a) => a.name))];
+  const refuse = (why: string) =>
+    new DeviceSelectionError(
+      `WebGPU adapters ${found.map((a) => `${a.index} (${a.name})`).join(', ')} include identical GPUs, which Dawn cannot tell apart by name; ${why}. Use --backend tensorflow, or run where GPUs can be hidden per worker.`,
+    );
+  if (nodes.length !== found.length || names.length !== 1) {
+    throw refuse(`hiding all but one GPU per worker needs every adapter to be an NVIDIA GPU listed in /proc/driver/nvidia/gpus (found ${nodes.length} there for ${found.length} adapters)`);
+  }
+  const unavailable = (selection.discover?.isolationUnavailable ?? isolationUnavailable)();
+  if (unavailable) throw refuse(unavailable);
+  const adapter = found[0];
+  const chosen = pick(nodes.map((n) => n.index), selection.devices, 'WebGPU', nodes.map((n) => `${n.index} (${adapter.name}, PCI ${n.busId})`));
+  return chosen.flatMap((index) => {
+    const dawnFlags = [`backend=${adapter.backend}`, `adapter=${adapter.name}`];
+    const hideDeviceNodes = nodes.filter((n) => n.index !== index).map((n) => n.path);
+    const env = { VIRNUCPRO_DAWN_FLAGS: JSON.stringify(dawnFlags) };
+    const device = { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: `${adapter.name} (PCI ${nodes[index].busId})`, env, dawnFlags, hideDeviceNodes };
+    return replicate(workers, device);
+  });
 }
 
 function pick(available: number[], requested: number[] | undefined, what: string, described: string[]): number[] {
@@ -83,7 +114,7 @@ function pick(available: number[], requested: number[] | undefined, what: string
 }
 
 function replicate(count: number, device: DeviceInfo): DeviceInfo[] {
-  return Array.from({ length: count }, () => ({ ...device, env: { ...device.env } }));
+  return Array.from({ length: count }, () => ({ ...device, env: { ...device.env }, ...(device.hideDeviceNodes ? { hideDeviceNodes: [...device.hideDeviceNodes] } : {}) }));
 }
 
 /** Parses `--devices 0,2` (also accepts "cuda:1" / "webgpu:1" forms). */

@@ -2,6 +2,8 @@ export type { BackendName, DeviceInfo, WorkerContext, WorkerModel, WorkerModelFa
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
 export { resolveDevices, parseDeviceList, type DeviceSelection } from './devices.js';
 export { listCudaDevices, parseNvidiaSmi, type CudaDevice } from './cuda-devices.js';
+export { listNvidiaDeviceNodes, parseNvidiaGpuInformation, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
+export { isolatedCommand, isolationUnavailable } from './device-isolation.js';
 export { listWebGpuAdapters, parseDawnAdapterList, isSoftwareAdapter, type WebGpuAdapter } from './webgpu-adapters.js';
 export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type EmbeddedBatch } from './pool.js';
 export type { PoolEvent } from './pool-events.js';

@@ -25,6 +25,11 @@ export interface DeviceInfo {
   env: Record<string, string>;
   /** Dawn flags for `webgpu.create(flags)` that select this adapter (webgpu only). */
   dawnFlags?: string[];
+  /**
+   * Device nodes of the other GPUs, made unusable in this worker's private mount namespace, so that Dawn
+   * sees this GPU alone (identical GPUs cannot be told apart by adapter name). See device-isolation.ts.
+   */
+  hideDeviceNodes?: string[];
 }
 
 /** What a factory receives besides its options. */

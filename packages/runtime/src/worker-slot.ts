@@ -1,4 +1,5 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { isolatedCommand } from './device-isolation.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 import type { BackendName, DeviceInfo, WorkerPluginSpec } from './plugin.js';
 
@@ -67,12 +68,20 @@ export class WorkerSlot {
     this.initError = null;
     this.currentBatch = null;
     this.spawnedAt = Date.now();
-    const child = fork(this.config.entry, [], {
-      serialization: 'advanced', // typed arrays cross the channel without JSON
+    const options = {
+      serialization: 'advanced' as const, // typed arrays cross the channel without JSON
       env: { ...process.env, ...this.config.env, ...this.device.env },
-      execArgv: this.config.execArgv,
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ['ignore', 'inherit', 'inherit', 'ipc'],
+    };
+    const hidden = this.device.hideDeviceNodes ?? [];
+    // With GPUs to hide, node runs inside `unshare` (the IPC channel's fd and NODE_CHANNEL_FD pass through exec).
+    let child: ChildProcess;
+    if (hidden.length > 0) {
+      const { file, args } = isolatedCommand(hidden, process.execPath, [...this.config.execArgv, this.config.entry]);
+      child = spawn(file, args, options);
+    } else {
+      child = fork(this.config.entry, [], { ...options, execArgv: this.config.execArgv });
+    }
     this.child = child;
     this.pid = child.pid ?? null;
     child.on('message', (message: FromWorker) => this.receive(child, message));
