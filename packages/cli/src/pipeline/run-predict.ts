@@ -179,6 +179,11 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
     summary.chunks = counts.chunks;
     summary.frames = counts.frames;
     summary.resumedSequences = run.stats.resumedSequences;
+    if (pool.pool.devices.some((d) => d.label !== 'in-process')) {
+      summary.workerStats = pool.pool.telemetry().map((t) => ({
+        worker: t.worker, device: t.device, batches: t.batches, frames: t.items, tokens: t.tokens, seconds: t.seconds, restarts: t.restarts,
+      }));
+    }
     const result = summary.build('complete');
     writeFileAtomic(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(result, null, 2) + '\n');
     return result;

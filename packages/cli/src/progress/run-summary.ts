@@ -25,6 +25,20 @@ export interface RunSummary {
   sequencesPerSecond: number;
   framesPerSecond: number;
   tokensPerSecond: { esm: number; dnabert: number };
+  /** Per worker process (absent when models ran in this process): device, batches, frames, restarts. */
+  workerStats?: WorkerStats[];
+}
+
+/** One worker's share of the run, as the runtime measured it. */
+export interface WorkerStats {
+  worker: number;
+  device: string;
+  batches: number;
+  frames: number;
+  tokens: number;
+  /** Seconds inside the worker's embed calls. */
+  seconds: number;
+  restarts: number;
 }
 
 /** Accumulates counters and stage timings during a run and produces the RunSummary at the end. */
@@ -40,6 +54,7 @@ export class RunSummaryBuilder {
   dnabertTokens = 0;
   batches = 0;
   batchedTokens = 0;
+  workerStats?: WorkerStats[];
 
   constructor(
     private readonly fixed: Pick<RunSummary, 'input' | 'chunkLength' | 'models' | 'backend' | 'devices' | 'workers' | 'tokenBudget'>,
@@ -100,6 +115,7 @@ export class RunSummaryBuilder {
       sequencesPerSecond: per(this.sequences),
       framesPerSecond: per(this.frames),
       tokensPerSecond: { esm: per(this.esmTokens), dnabert: per(this.dnabertTokens) },
+      ...(this.workerStats ? { workerStats: this.workerStats } : {}),
     };
   }
 }
