@@ -186,14 +186,20 @@ export class CheckpointSession {
     const path = join(this.dir, file);
     await writeShard(path, records, this.manifest.dim!);
     const [sha256, info] = await Promise.all([sha256File(path), stat(path)]);
-    const indices = records.map((r) => r.index);
+    // A loop, not Math.min(...indices): spreading a large shard's indices overflows the call stack.
+    let firstIndex = Infinity;
+    let lastIndex = -Infinity;
+    for (const r of records) {
+      firstIndex = Math.min(firstIndex, r.index);
+      lastIndex = Math.max(lastIndex, r.index);
+    }
     this.manifest.shards.push({
       file,
       sha256,
       bytes: info.size,
       count: records.length,
-      firstIndex: Math.min(...indices),
-      lastIndex: Math.max(...indices),
+      firstIndex,
+      lastIndex,
       createdAt: new Date().toISOString(),
     });
     await writeManifest(this.dir, this.manifest);

@@ -39,6 +39,15 @@ describe('checkpoint shards and resume', () => {
     expect(resumed.restored.has(53)).toBe(false);
   });
 
+  it('writes one shard of 200,000 items (no call-stack limit on shard size)', async () => {
+    const dir = await tempDir();
+    const count = 200_000;
+    const indices = Array.from({ length: count }, (_, i) => count - 1 - i);
+    await writeRun(dir, indices, count);
+    const manifest = (await readManifest(dir))!;
+    expect(manifest.shards.map((s) => [s.count, s.firstIndex, s.lastIndex])).toEqual([[count, 0, count - 1]]);
+  });
+
   it('writes safetensors that an independent parser reads: embeddings f32 [n,dim], indices i64, ids metadata', async () => {
     const dir = await tempDir();
     await writeRun(dir, [4, 1, 3], 10);

@@ -39,7 +39,7 @@ export function restoreOrder<R extends { index: number }>(options: RestoreOrderO
         },
         complete() {
           if (early.size > 0) {
-            const firstHeld = Math.min(...early.keys());
+            const firstHeld = [...early.keys()].reduce((a, b) => Math.min(a, b));
             subscriber.error(new Error(`restoreOrder: index ${next} never arrived (${early.size} later values held, first ${firstHeld})`));
             return;
           }
