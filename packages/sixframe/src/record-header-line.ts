@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 
 const GT = 0x3e;
@@ -11,6 +12,8 @@ const CR = 0x0d;
  * message, so the normal read path never pays for line bookkeeping. Undefined if the file has fewer records.
  */
 export async function recordHeaderLine(path: string, recordNumber: number): Promise<number | undefined> {
+  // A pipe or FIFO cannot be read a second time (and would block): then the message goes without a line.
+  if (!(await stat(path).then((s) => s.isFile(), () => false))) return undefined;
   const raw = createReadStream(path);
   const head = await firstBytes(path);
   const stream = head[0] === 0x1f && head[1] === 0x8b ? raw.pipe(createGunzip()) : raw;
@@ -40,6 +43,7 @@ export async function recordHeaderLine(path: string, recordNumber: number): Prom
     }
   } finally {
     raw.destroy();
+    if (stream !== raw) stream.destroy();
   }
   return undefined;
 }
