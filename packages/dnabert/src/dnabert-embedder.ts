@@ -16,18 +16,25 @@ export interface DnabertEmbedderOptions {
  * tokenized as given (no upper-casing, as VirNucPro passes `str(record.seq)`); each embedBatch
  * call runs its sequences as one packed batch.
  */
-export async function createDnabertEmbedder(options: DnabertEmbedderOptions): Promise<Embedder & { readonly backend: BackendName }> {
-  const backend = await initBackend(options.backend ?? 'auto');
+export async function createDnabertEmbedder(
+  options: DnabertEmbedderOptions,
+  context: { backend?: BackendName | 'auto' } = {},
+): Promise<Embedder & { readonly backend: BackendName; embed(sequences: string[]): Promise<Float32Array[]> }> {
+  // `context.backend` is what a @virnucpro/runtime worker was asked to run on.
+  const backend = await initBackend(options.backend ?? context.backend ?? 'auto');
   const { model, tokenizer, config } = await loadDnabert(options.model);
+  const embedBatch = async (sequences: string[]) => {
+    if (sequences.length === 0) return [];
+    return model.meanEmbeddings(sequences.map((s) => tokenizer.encode(s)));
+  };
   return {
     name: options.name ?? 'DNABERT-S',
     dim: config.hiddenSize,
     backend,
     tokenCount: (sequence) => tokenizer.tokenCount(sequence),
-    embedBatch: async (sequences) => {
-      if (sequences.length === 0) return [];
-      return model.meanEmbeddings(sequences.map((s) => tokenizer.encode(s)));
-    },
+    embedBatch,
+    // the @virnucpro/runtime worker-model name for the same call
+    embed: embedBatch,
     dispose: () => model.dispose(),
   };
 }
