@@ -8,7 +8,7 @@ import { FastaFormatError } from './fasta-format-error.js';
 export type FastaSource = string | NodeJS.ReadableStream | AsyncIterable<Uint8Array | string>;
 
 export interface DecodeOptions {
-  /** Read size for paths, and decompressed chunk size (bytes). Bounds read-ahead. Default 256 KiB. */
+  /** Read size for paths, and decompressed chunk size (bytes). Bounds read-ahead. Default 1 MiB. */
   chunkSize?: number;
 }
 
@@ -18,7 +18,7 @@ export interface DecodeProgress {
   compression: Compression | undefined;
 }
 
-export const DEFAULT_CHUNK_SIZE = 256 * 1024;
+export const DEFAULT_CHUNK_SIZE = 1024 * 1024;
 
 /**
  * Yields the decompressed bytes of a source, pulling from it only as fast as the consumer asks

@@ -64,6 +64,10 @@ export class FastaParser {
   private parts: string[] = [];
   /** Width of the last sequence line seen by the byte fast path: where it expects the next line break. */
   private lineWidth = 60;
+  /** Whether the current chunk is all ASCII. */
+  private chunkAscii = true;
+  /** False once bytes from a non-ASCII chunk went into the accumulator since it was last flushed. */
+  private accAscii = true;
   private description = '';
   private id = '';
   private inRecord = false;
@@ -99,6 +103,7 @@ export class FastaParser {
     chunk = this.normaliseLoneCR(chunk);
 
     const n = chunk.length;
+    this.chunkAscii = isAscii(chunk);
     const simple = this.isSimple(chunk);
     let text: string | undefined;
     let spaceAt = -1;
@@ -107,6 +112,21 @@ export class FastaParser {
       if (this.atLineStart) {
         this.atLineStart = false;
         const first = chunk[pos];
+        if (first === GT && simple) {
+          // Short records (reads): whole records inside this chunk are cut from one latin1 string.
+          if (text === undefined) {
+            const nextHeader = chunk.indexOf(NL_GT, pos);
+            if (nextHeader !== -1 && nextHeader - pos < BYTES_PATH_MIN) text = asciiText(chunk);
+          }
+          if (text !== undefined) {
+            const next = this.takeShortRecords(text, pos, out);
+            if (next !== pos) {
+              pos = next;
+              this.atLineStart = true;
+              continue;
+            }
+          }
+        }
         if (first === GT) {
           this.closeRecord(out);
           this.kind = LineKind.Header;
@@ -128,7 +148,7 @@ export class FastaParser {
           }
           if (spaceAt >= end) {
             if (end - pos >= BYTES_PATH_MIN) this.takeSequenceBytes(chunk, pos, end);
-            else this.takeSequenceText((text ??= chunk.toString('latin1')), pos, end);
+            else this.takeSequenceText((text ??= asciiText(chunk)), pos, end);
             pos = end;
             if (chunk[end - 1] === LF) this.atLineStart = true;
             continue;
@@ -171,6 +191,7 @@ export class FastaParser {
    */
   private scanSequence(chunk: Buffer, start: number): number {
     const n = chunk.length;
+    if (!this.chunkAscii) this.accAscii = false;
     const dst = this.sequence.reserve(n - start);
     let j = this.sequence.length;
     let lineStart = this.lineStart;
@@ -192,6 +213,70 @@ export class FastaParser {
     this.sequence.length = j;
     this.lineStart = lineStart;
     return i;
+  }
+
+  /**
+   * Fast path for short records (reads) in a simple chunk: text[pos] is a '>' at a line start. Takes every
+   * record that ends inside the chunk (its last line is followed by a '>' line) and has no space in its
+   * sequence lines, cutting id, description and sequence straight out of the chunk's latin1 string
+   * (ASCII, so latin1 = UTF-8). Returns where it stopped (a '>' at a line start), or `pos` when it took
+   * nothing; the general path carries on from there.
+   */
+  private takeShortRecords(text: string, pos: number, out: FastaRecord[]): number {
+    const n = text.length;
+    let space = text.indexOf(' ', pos);
+    if (space === -1) space = n;
+    let line = this.line;
+    const start = pos;
+    for (;;) {
+      const nl = text.indexOf('\n', pos + 1);
+      if (nl === -1 || nl + 1 >= n) break;
+      let end: number; // the LF ending the record's last line
+      let sequence: string;
+      if (text.charCodeAt(nl + 1) === GT) {
+        end = nl;
+        sequence = '';
+      } else {
+        const lineEnd = text.indexOf('\n', nl + 1);
+        if (lineEnd === -1 || lineEnd + 1 >= n) break;
+        end = text.charCodeAt(lineEnd + 1) === GT ? lineEnd : text.indexOf('\n>', lineEnd + 1);
+        if (end === -1) break;
+        let s = space;
+        if (s <= nl) {
+          s = text.indexOf(' ', nl + 1);
+          if (s === -1) s = n;
+        }
+        if (s < end) break; // spaces inside sequence lines: the general path removes them
+        sequence = end === lineEnd ? text.slice(nl + 1, end) : text.slice(nl + 1, end).replaceAll('\n', '');
+        line += end - nl - 1 - sequence.length + 1;
+      }
+      const header = text.slice(pos + 1, nl);
+      let id: string;
+      let description: string;
+      if (space >= nl) {
+        id = description = header;
+      } else if (space > pos + 1 && text.charCodeAt(nl - 1) !== SPACE) {
+        description = header;
+        id = text.slice(pos + 1, space);
+      } else {
+        description = pythonRstrip(header);
+        id = pythonFirstWord(description);
+      }
+      if (this.inRecord) this.closeRecord(out);
+      out.push({ id, description, sequence });
+      line += 1;
+      pos = end + 1;
+      if (space < pos) {
+        space = text.indexOf(' ', pos);
+        if (space === -1) space = n;
+      }
+    }
+    if (pos !== start) {
+      this.line = line;
+      this.kind = LineKind.Sequence;
+      this.lineStart = this.sequence.length;
+    }
+    return pos;
   }
 
   /** Fast path: text[start, end) holds whole or partial sequence lines with no whitespace but LF. */
@@ -259,13 +344,15 @@ export class FastaParser {
 
   private flushBytes(): void {
     const bytes = this.sequence.view();
-    if (bytes.length > 0) this.parts.push(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
+    // 'ascii' = latin1 for ASCII bytes, and much faster for record-sized (MB) strings.
+    if (bytes.length > 0) this.parts.push(this.accAscii || isAscii(bytes) ? bytes.toString('ascii') : bytes.toString('utf8'));
     this.sequence.reset();
+    this.accAscii = true;
   }
 
   /** ASCII, no CR, no whitespace that Biopython would strip other than LF/space, no ';' comment rule. */
   private isSimple(chunk: Buffer): boolean {
-    if (this.semicolonComments || this.pendingCR || !isAscii(chunk) || chunk.indexOf(CR) !== -1) return false;
+    if (this.semicolonComments || this.pendingCR || !this.chunkAscii || chunk.indexOf(CR) !== -1) return false;
     for (const b of RARE_WHITESPACE) if (chunk.indexOf(b) !== -1) return false;
     return true;
   }
@@ -390,6 +477,15 @@ export class FastaParser {
     }
     return out;
   }
+}
+
+/**
+ * The chunk (checked ASCII) as a one-byte string. 'ascii' rather than 'latin1': the same characters for
+ * ASCII bytes, and Node makes chunks over ~1 MB external strings with one copy, where latin1 of a 128 KiB–1 MB
+ * chunk is several times slower (V8 large-object allocation per chunk).
+ */
+function asciiText(chunk: Buffer): string {
+  return chunk.toString('ascii');
 }
 
 /** Sequence regions at least this long take the byte fast path; shorter ones (reads) become strings directly. */
