@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Module-boundary check for one package (run from the package directory).
 // Rules: (1) another @virnucpro package is imported only by its bare name
-// (its public src/index.ts), never a deep path; (2) no relative import leaves
+// (its public src/index.ts) or a subpath it exports, never a deep path; (2) no relative import leaves
 // the package; (3) every @virnucpro import is declared in package.json.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve, dirname, relative } from 'node:path';
@@ -25,6 +25,16 @@ function* sourceFiles(dir) {
   }
 }
 
+/** A deep import is allowed when the target package lists it in its `exports` (a public entry point). */
+function isPublicSubpath(parts) {
+  try {
+    const target = JSON.parse(readFileSync(join(pkgDir, '..', parts[1], 'package.json'), 'utf8'));
+    return Object.hasOwn(target.exports ?? {}, `./${parts.slice(2).join('/')}`);
+  } catch {
+    return false;
+  }
+}
+
 const problems = [];
 for (const top of ['src', 'test', 'bin']) {
   let exists = true;
@@ -37,7 +47,7 @@ for (const top of ['src', 'test', 'bin']) {
       const where = `${relative(pkgDir, file)}: '${spec}'`;
       if (spec.startsWith('@virnucpro/')) {
         const parts = spec.split('/');
-        if (parts.length > 2) problems.push(`${where} reaches into another package's internals; import '${parts.slice(0, 2).join('/')}'`);
+        if (parts.length > 2 && !isPublicSubpath(parts)) problems.push(`${where} reaches into another package's internals; import '${parts.slice(0, 2).join('/')}'`);
         const name = parts.slice(0, 2).join('/');
         if (name !== pkg.name && !declared.has(name)) problems.push(`${where} is not declared in package.json dependencies`);
       } else if (spec.startsWith('.')) {

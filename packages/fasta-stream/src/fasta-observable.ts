@@ -1,7 +1,8 @@
 import { Observable } from 'rxjs';
 import type { FastaSource } from './decoded-chunks.js';
 import type { FastaRecord } from './fasta-record.js';
-import { readFasta, type ReadFastaOptions } from './read-fasta.js';
+import { readFasta } from './read-fasta.js';
+import type { ReadFastaOptions } from './read-fasta-blocks.js';
 
 /**
  * RxJS source of FASTA records. Cold and lazy: the file is opened on subscribe, the next record is

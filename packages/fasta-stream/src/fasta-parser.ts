@@ -27,6 +27,10 @@ export interface FastaParserOptions {
    * Biopython's 'fasta' format keeps them as sequence text.
    */
   semicolonComments?: boolean;
+  /** Line number of the first byte pushed, when parsing starts inside a file (default 1). */
+  startLine?: number;
+  /** Byte offset of the first byte pushed (default 0; a byte-order mark is only looked for at offset 0). */
+  startByte?: number;
 }
 
 /** Where the bytes of the current line go. */
@@ -85,6 +89,9 @@ export class FastaParser {
     this.strictLeading = options.leadingText === 'error';
     this.semicolonComments = options.semicolonComments ?? false;
     this.onWarning = options.onWarning;
+    this.line = options.startLine ?? 1;
+    this.offset = options.startByte ?? 0;
+    this.firstChunk = this.offset === 0;
   }
 
   /** Current position, for error messages raised outside the parser (e.g. by gunzip). */

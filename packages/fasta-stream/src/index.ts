@@ -1,7 +1,8 @@
 export type { FastaRecord, FastaRecordLike } from './fasta-record.js';
+export type { FastaBlock } from './fasta-block.js';
 export { FastaFormatError } from './fasta-format-error.js';
-export { readFasta, readFastaBatches, type ReadFastaOptions } from './read-fasta.js';
-export { fasta$ } from './fasta-observable.js';
+export { readFastaBlocks, type ReadFastaOptions } from './read-fasta-blocks.js';
+export { readFasta, readFastaBatches } from './read-fasta.js';
 export { FastaParser, type FastaParserOptions } from './fasta-parser.js';
 export { detectCompression, type Compression } from './compression.js';
 export type { FastaSource } from './decoded-chunks.js';

@@ -2,7 +2,8 @@ import { Readable, Transform } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { fasta$, readFasta } from '@virnucpro/fasta-stream';
+import { readFasta } from '@virnucpro/fasta-stream';
+import { fasta$ } from '@virnucpro/fasta-stream/rxjs';
 
 /** An endless-looking FASTA source (10 GB if fully read) that counts the bytes pulled from it. */
 function hugeSource(): { stream: Readable; pulled: () => number } {

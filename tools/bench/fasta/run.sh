@@ -36,6 +36,8 @@ measure() { # label input command...
 for rep in $(seq 1 "$REPS"); do
   for f in genomes.fa reads.fa reads.fa.gz; do
     measure seqkit "$f" seqkit stats -j 1 "$D/$f"
+    measure virnucpro-blocks "$f" $VNP blocks "$D/$f"
+    measure virnucpro-blocks-strings "$f" $VNP blocks-strings "$D/$f"
     measure virnucpro-batches "$f" $VNP batches "$D/$f"
     measure virnucpro-records "$f" $VNP records "$D/$f"
     # bionode-fasta takes ~10x longer: three runs are enough for a median.

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FastaFormatError, readFastaBlocks, type FastaBlock, type FastaRecord, type ReadFastaOptions } from '@virnucpro/fasta-stream';
+import { biopythonParse } from './biopython-oracle.js';
+import { chunkedStream, rng } from './helpers.js';
+
+// The WebAssembly scanner (readFastaBlocks) against the Biopython oracle: inputs it handles itself (LF line
+// ends, ASCII, blanks only in headers) and inputs where it hands over to the general parser part-way.
+const dir = mkdtempSync(join(tmpdir(), 'fasta-scan-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let fileNo = 0;
+function tempFile(bytes: Buffer): string {
+  const path = join(dir, `f${fileNo++}.fa`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+const CLEAN_HEADERS = ['>', '>seq1', '>id\tdesc with  spaces ', '>>double', '>a b\t', '>x'];
+const CLEAN_LINES = ['ACGT', 'acgtn', 'MKV*', 'X>Y', ';comment', '#hash', '', 'N'.repeat(70), 'ACGTTGCA'.repeat(9)];
+const ODD = ['AC GT', 'AC\tGT', 'A\r\nC', 'A\rC', 'ÄÖ', 'NN\u00a0', ' lead', 'T\x0bT'];
+
+function cleanFasta(next: () => number, records: number): string {
+  const parts: string[] = [];
+  for (let r = 0; r < records; r++) {
+    parts.push(CLEAN_HEADERS[Math.floor(next() * CLEAN_HEADERS.length)], '\n');
+    const lines = Math.floor(next() * 6);
+    for (let i = 0; i < lines; i++) parts.push(CLEAN_LINES[Math.floor(next() * CLEAN_LINES.length)], '\n');
+  }
+  const text = parts.join('');
+  return next() < 0.3 ? text.replace(/\n$/, '') : text;
+}
+
+interface Read {
+  records: FastaRecord[];
+  lengths: number[];
+  blocks: FastaBlock[];
+}
+
+async function readAll(source: Parameters<typeof readFastaBlocks>[0], options?: ReadFastaOptions): Promise<Read> {
+  const read: Read = { records: [], lengths: [], blocks: [] };
+  for await (const block of readFastaBlocks(source, options)) {
+    read.blocks.push(block);
+    for (let i = 0; i < block.length; i++) read.lengths.push(block.sequenceLength(i));
+    read.records.push(...block.records());
+  }
+  return read;
+}
+
+describe('readFastaBlocks (WebAssembly scanner)', () => {
+  it('equals Biopython on clean files, from streams in random chunk sizes and from paths with small reads', async () => {
+    const next = rng(424242);
+    for (let trial = 0; trial < 300; trial++) {
+      const text = cleanFasta(next, 1 + Math.floor(next() * 40));
+      const expected = biopythonParse(text);
+      const bytes = Buffer.from(text, 'latin1');
+      const sizes = [1 + Math.floor(next() * 7), 1 + Math.floor(next() * 100), 1 + Math.floor(next() * 3)];
+      const fromStream = await readAll(chunkedStream(bytes, sizes), { chunkSize: 1 + Math.floor(next() * 200) });
+      expect(fromStream.records, JSON.stringify(text)).toEqual(expected);
+      expect(fromStream.lengths).toEqual(expected.map((r) => r.sequence.length));
+      const fromPath = await readAll(tempFile(bytes), { chunkSize: 1 + Math.floor(next() * 300) });
+      expect(fromPath.records, JSON.stringify(text)).toEqual(expected);
+      expect(fromPath.lengths).toEqual(expected.map((r) => r.sequence.length));
+    }
+  });
+
+  it('hands over to the general parser at the record with odd bytes, with the same records', async () => {
+    const next = rng(99);
+    for (let trial = 0; trial < 300; trial++) {
+      const head = cleanFasta(next, 1 + Math.floor(next() * 30));
+      const odd = ODD[Math.floor(next() * ODD.length)];
+      const text = `${head}${head.endsWith('\n') || head === '' ? '' : '\n'}>odd\n${odd}\n${cleanFasta(next, 5)}`;
+      const bytes = Buffer.from(text, 'utf8');
+      const { records } = await readAll(chunkedStream(bytes, [1 + Math.floor(next() * 50)]), { chunkSize: 16 + Math.floor(next() * 100) });
+      expect(records, JSON.stringify(text)).toEqual(biopythonParse(text));
+      const fromPath = await readAll(tempFile(bytes), { chunkSize: 8 + Math.floor(next() * 100) });
+      expect(fromPath.records, JSON.stringify(text)).toEqual(biopythonParse(text));
+    }
+  });
+
+  it('scans clean input itself: its blocks refuse use after the next block is requested', async () => {
+    const text = Array.from({ length: 2000 }, (_, i) => `>r${i} x\n${'ACGT'.repeat(30)}\n`).join('');
+    const it = readFastaBlocks(chunkedStream(Buffer.from(text), [4096]), { chunkSize: 4096 })[Symbol.asyncIterator]();
+    const first = (await it.next()).value as FastaBlock;
+    expect(first.id(0)).toBe('r0');
+    await it.next();
+    expect(() => first.sequence(0)).toThrow(/after the next block/);
+    await it.return?.(undefined);
+  });
+
+  it('keeps multi-megabyte multi-line records whole across many reads (window moves and grows)', async () => {
+    const next = rng(5);
+    const line = () => Array.from({ length: 60 + Math.floor(next() * 20) }, () => 'ACGTN'[Math.floor(next() * 5)]).join('');
+    const parts: string[] = [];
+    for (let r = 0; r < 3; r++) {
+      parts.push(`>chr${r} genome ${r}\n`);
+      const lines = r === 1 ? 90000 : 3000 + Math.floor(next() * 1000); // record 1: ~6 MB
+      for (let i = 0; i < lines; i++) parts.push(line(), '\n');
+    }
+    const text = parts.join('');
+    const expected = biopythonParse(text);
+    const path = tempFile(Buffer.from(text));
+    for (const chunkSize of [1000, 65536]) {
+      const read = await readAll(path, { chunkSize });
+      expect(read.records.map((r) => r.id)).toEqual(['chr0', 'chr1', 'chr2']);
+      expect(read.records).toEqual(expected);
+      expect(read.lengths).toEqual(expected.map((r) => r.sequence.length));
+    }
+    const gz = tempFile(gzipSync(text));
+    expect((await readAll(gz, { chunkSize: 5000 })).records).toEqual(expected);
+  });
+
+  it('reports binary input at the right line after many scanned records', async () => {
+    const clean = Array.from({ length: 500 }, (_, i) => `>r${i}\nACGT\nGG\n`).join('');
+    const bytes = Buffer.from(`${clean}>bad\nAC\0GT\n`);
+    for (const source of [tempFile(bytes), chunkedStream(bytes, [777])]) {
+      const error = await readAll(source, { chunkSize: 1000 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(FastaFormatError);
+      expect((error as FastaFormatError).line).toBe(1502);
+      expect((error as FastaFormatError).byte).toBe(clean.length + 7);
+    }
+  });
+});
