@@ -40,6 +40,21 @@ export let stop: usize = 0;
   return (<u64>i8x16.bitmask(v)) << shift;
 }
 
+/** Bit i set where byte i of the 64 bytes equals `c`. */
+@inline function equalMask(v0: v128, v1: v128, v2: v128, v3: v128, c: v128): u64 {
+  return bits(i8x16.eq(v0, c), 0) | bits(i8x16.eq(v1, c), 16) | bits(i8x16.eq(v2, c), 32) | bits(i8x16.eq(v3, c), 48);
+}
+
+/** Bit i set where byte i of the 64 bytes lies outside [low, low + span). */
+@inline function outsideMask(v0: v128, v1: v128, v2: v128, v3: v128, low: v128, span: v128): u64 {
+  return (
+    bits(i8x16.ge_u(i8x16.sub(v0, low), span), 0) |
+    bits(i8x16.ge_u(i8x16.sub(v1, low), span), 16) |
+    bits(i8x16.ge_u(i8x16.sub(v2, low), span), 32) |
+    bits(i8x16.ge_u(i8x16.sub(v3, low), span), 48)
+  );
+}
+
 /** Mask of the bits below `bit` (all 64 when bit >= 64). */
 @inline function below(bit: u64): u64 {
   return bit >= 64 ? <u64>-1 : (<u64>1 << bit) - 1;
@@ -73,14 +88,9 @@ export function scan(start: usize, end: usize, final: bool): i32 {
     const v2 = v128.load(p, 32);
     const v3 = v128.load(p, 48);
     const valid = below(n);
-    const N = (bits(i8x16.eq(v0, lf), 0) | bits(i8x16.eq(v1, lf), 16) | bits(i8x16.eq(v2, lf), 32) | bits(i8x16.eq(v3, lf), 48)) & valid;
-    const X =
-      (bits(i8x16.ge_u(i8x16.sub(v0, low), span), 0) |
-        bits(i8x16.ge_u(i8x16.sub(v1, low), span), 16) |
-        bits(i8x16.ge_u(i8x16.sub(v2, low), span), 32) |
-        bits(i8x16.ge_u(i8x16.sub(v3, low), span), 48)) &
-      valid;
-    const G = (bits(i8x16.eq(v0, gt), 0) | bits(i8x16.eq(v1, gt), 16) | bits(i8x16.eq(v2, gt), 32) | bits(i8x16.eq(v3, gt), 48)) & valid;
+    const N = equalMask(v0, v1, v2, v3, lf) & valid;
+    const X = outsideMask(v0, v1, v2, v3, low, span) & valid;
+    const G = equalMask(v0, v1, v2, v3, gt) & valid;
     const H = G & ((N << 1) | prevLF);
     if (!inHeader && H == 0 && (X & ~N) == 0) {
       // Sequence lines only: count the line breaks.
@@ -110,18 +120,8 @@ export function scan(start: usize, end: usize, final: bool): i32 {
 @inline function walkBlock(p: usize, n: u64, N: u64, X: u64, H: u64, v0: v128, v1: v128, v2: v128, v3: v128): i32 {
   const seqBad = X & ~N;
   // Header lines may also hold spaces and tabs: bytes outside ' '..'~' other than tab and LF are odd there.
-  const low = i8x16.splat(0x20);
-  const span = i8x16.splat(0x5f);
-  let headerBad =
-    (bits(i8x16.ge_u(i8x16.sub(v0, low), span), 0) |
-      bits(i8x16.ge_u(i8x16.sub(v1, low), span), 16) |
-      bits(i8x16.ge_u(i8x16.sub(v2, low), span), 32) |
-      bits(i8x16.ge_u(i8x16.sub(v3, low), span), 48)) &
-    seqBad;
-  if (headerBad != 0) {
-    const tab = i8x16.splat(0x09);
-    headerBad &= ~(bits(i8x16.eq(v0, tab), 0) | bits(i8x16.eq(v1, tab), 16) | bits(i8x16.eq(v2, tab), 32) | bits(i8x16.eq(v3, tab), 48));
-  }
+  let headerBad = outsideMask(v0, v1, v2, v3, i8x16.splat(0x20), i8x16.splat(0x5f)) & seqBad;
+  if (headerBad != 0) headerBad &= ~equalMask(v0, v1, v2, v3, i8x16.splat(0x09));
   let pos: u64 = 0;
   while (pos < n) {
     const from = ~below(pos);

@@ -69,7 +69,7 @@ export class FastaScanner {
   /** Raw bytes in [inputAt, filled) are valid; [scanned, filled) are not scanned yet. */
   filled: number;
   private scanned: number;
-  /** Incremented whenever the window may change: blocks of an older generation are stale. */
+  /** Incremented by the reader before it changes the window or the table: blocks of an older generation are stale. */
   generation = 0;
 
   constructor(chunkSize: number) {
@@ -171,7 +171,6 @@ export class FastaScanner {
     const need = this.inputAt + 2 * (this.capacity + SLACK) + SLACK;
     const pages = Math.ceil(need / PAGE) - this.k.memory.buffer.byteLength / PAGE;
     if (pages > 0) this.k.memory.grow(pages);
-    this.generation++;
   }
 
   private refreshViews(): void {
