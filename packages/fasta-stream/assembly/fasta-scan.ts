@@ -1,12 +1,16 @@
 // FASTA record scanner, compiled to WebAssembly (AssemblyScript, 128-bit SIMD). See scripts/build-wasm.mjs.
 //
-// scan() walks raw FASTA bytes 64 at a time. Per block it builds three bit masks (LF, '>', bytes outside
-// '!'..'~') and, when the block holds no header and nothing odd, only counts its line breaks: sequence
-// bytes are neither copied nor turned into strings here (the reader does that on demand). Blocks with a
-// header start ('>' right after LF) or odd bytes are walked bit by bit. Each record that ends is appended
-// to the table as four u32: address of its '>', address of the LF ending its header (or the end of data),
-// end of its sequence region (exclusive; the LF before the next '>' is not part of it), and the number of
-// LFs inside that region.
+// scan() walks raw FASTA bytes. In sequence lines it looks at 64 bytes at a time and flags every byte
+// that is not a letter-like residue ('A'..'~'): line feeds, '>', digits and punctuation, blanks, control
+// and non-ASCII bytes. A block whose only flagged bytes are line feeds (most of a sequence) just has its
+// line feeds counted, in vector lanes. A block with other flagged bytes is walked flag by flag: a '>' at
+// the start of a line closes the open record and starts a header, which is crossed by searching for its
+// line feed; other residues ('*', '-', digits, a '>' inside a line) are kept. Reads (records of one
+// sequence line, as long as the one before) are crossed record to record: check that the line ends where
+// the last one did and is followed by '>', check its bytes are residues, cross the header. Each record that ends is
+// appended to the table as four u32: address of its '>', address of the LF ending its header (or the end
+// of data), end of its sequence region (exclusive; the LF before the next '>' is not part of it), and its
+// sequence length (the region's bytes less its LFs). Sequence bytes are neither copied nor turned into strings here.
 //
 // Anything that needs Biopython's finer rules (CR, spaces or tabs in sequence lines, control bytes,
 // non-ASCII) makes scan() stop with BAIL; the reader then hands the rest of the input, from the open
@@ -14,6 +18,9 @@
 
 const DONE: i32 = 0;
 const BAIL: i32 = 1;
+const LF: u32 = 0x0a;
+const GT: u32 = 0x3e;
+const TAB: u32 = 0x09;
 
 /** Inside a header line (after its '>', before its LF). */
 export let inHeader: bool = false;
@@ -25,47 +32,51 @@ export let recordStart: usize = 0;
 export let recordLine: u32 = 0;
 /** Address of the LF that ends the open record's header. */
 export let headerEnd: usize = 0;
-/** LFs after the open record's header so far. */
-export let newlines: u32 = 0;
-/** LFs before the next block (after BAIL: before the byte it stopped at). */
+/** LFs before the next byte to scan (after BAIL: before the byte it stopped at). */
 export let lines: u32 = 0;
-/** 1 when the byte before the next block is an LF, or the input starts there. */
-export let prevLF: u64 = 1;
+/** 1 when the byte before the next one to scan is an LF, or the input starts there. */
+export let prevLF: u32 = 1;
+/** Length of the last record's sequence when it was one line (0 otherwise): the guess for the next one. */
+let oneLine: usize = 0;
 export let tablePtr: usize = 0;
 export let tableCount: u32 = 0;
 /** Where the last scan() stopped (the odd byte after BAIL). */
 export let stop: usize = 0;
-
-@inline function bits(v: v128, shift: u64): u64 {
-  return (<u64>i8x16.bitmask(v)) << shift;
-}
-
-/** Bit i set where byte i of the 64 bytes equals `c`. */
-@inline function equalMask(v0: v128, v1: v128, v2: v128, v3: v128, c: v128): u64 {
-  return bits(i8x16.eq(v0, c), 0) | bits(i8x16.eq(v1, c), 16) | bits(i8x16.eq(v2, c), 32) | bits(i8x16.eq(v3, c), 48);
-}
-
-/** Bit i set where byte i of the 64 bytes lies outside [low, low + span). */
-@inline function outsideMask(v0: v128, v1: v128, v2: v128, v3: v128, low: v128, span: v128): u64 {
-  return (
-    bits(i8x16.ge_u(i8x16.sub(v0, low), span), 0) |
-    bits(i8x16.ge_u(i8x16.sub(v1, low), span), 16) |
-    bits(i8x16.ge_u(i8x16.sub(v2, low), span), 32) |
-    bits(i8x16.ge_u(i8x16.sub(v3, low), span), 48)
-  );
-}
 
 /** Mask of the bits below `bit` (all 64 when bit >= 64). */
 @inline function below(bit: u64): u64 {
   return bit >= 64 ? <u64>-1 : (<u64>1 << bit) - 1;
 }
 
-@inline function push(seqEnd: usize, lfs: u32): void {
+@inline function bits(v: v128, shift: u64): u64 {
+  return (<u64>i8x16.bitmask(v)) << shift;
+}
+
+/** Lanes set where a byte is not a letter-like residue: below 'A' (LF, '>', digits, blanks...) or DEL and above. */
+@inline function flagged(v: v128): v128 {
+  return i8x16.lt_s(i8x16.add(v, i8x16.splat(1)), i8x16.splat(0x42));
+}
+
+/** Lanes set for bytes a header may not hold other than tab: control bytes (LF too), DEL and above. */
+@inline function control(v: v128): v128 {
+  return i8x16.lt_s(i8x16.add(v, i8x16.splat(1)), i8x16.splat(0x21));
+}
+
+/** The LFs counted in i8 lanes (as negative counts) summed. */
+@inline function laneSum(acc: v128): u32 {
+  const pairs = i16x8.extadd_pairwise_i8x16_u(i8x16.neg(acc));
+  const quads = i32x4.extadd_pairwise_i16x8_u(pairs);
+  return i32x4.extract_lane(quads, 0) + i32x4.extract_lane(quads, 1) + i32x4.extract_lane(quads, 2) + i32x4.extract_lane(quads, 3);
+}
+
+@inline function push(seqEnd: usize, lfs: i32): void {
   const t = tablePtr + (<usize>tableCount << 4);
+  const seqStart = headerEnd + 1 < seqEnd ? headerEnd + 1 : seqEnd;
   store<u32>(t, <u32>recordStart);
   store<u32>(t, <u32>headerEnd, 4);
   store<u32>(t, <u32>seqEnd, 8);
-  store<u32>(t, lfs, 12);
+  store<u32>(t, <u32>(seqEnd - seqStart) - (lfs > 0 ? <u32>lfs : 0), 12);
+  oneLine = lfs > 0 ? 0 : seqEnd - seqStart;
   tableCount++;
   recordOpen = false;
 }
@@ -75,33 +86,63 @@ export let stop: usize = 0;
  * they must be addressable. The caller keeps room in the table for (end - start) / 2 + 1 more records.
  */
 export function scan(start: usize, end: usize, final: bool): i32 {
-  const lf = i8x16.splat(0x0a);
-  const gt = i8x16.splat(0x3e);
-  const low = i8x16.splat(0x21);
-  const span = i8x16.splat(0x5e);
   let p = start;
+  if (inHeader) {
+    p = crossHeader(p, end);
+    if (p != 0 && p < end) p = crossReads(p, end);
+    if (p == 0) return BAIL;
+  }
   while (p < end) {
-    const avail = end - p;
-    const n: u64 = avail < 64 ? <u64>avail : 64;
+    // Whole blocks of residues and LFs: count the LFs (in i8 lanes: at most 4 per block, flushed every 60 blocks).
+    let from = p;
+    let acc = i8x16.splat(0);
+    let k = 0;
+    while (p + 64 <= end) {
+      const v0 = v128.load(p);
+      const v1 = v128.load(p, 16);
+      const v2 = v128.load(p, 32);
+      const v3 = v128.load(p, 48);
+      const n0 = i8x16.eq(v0, i8x16.splat(<i8>LF));
+      const n1 = i8x16.eq(v1, i8x16.splat(<i8>LF));
+      const n2 = i8x16.eq(v2, i8x16.splat(<i8>LF));
+      const n3 = i8x16.eq(v3, i8x16.splat(<i8>LF));
+      const f0 = flagged(v0);
+      const f1 = flagged(v1);
+      const f2 = flagged(v2);
+      const f3 = flagged(v3);
+      const odd = v128.or(v128.or(v128.xor(f0, n0), v128.xor(f1, n1)), v128.or(v128.xor(f2, n2), v128.xor(f3, n3)));
+      if (v128.any_true(odd)) {
+        flushed(acc, p, from);
+        acc = i8x16.splat(0);
+        const N = bits(n0, 0) | bits(n1, 16) | bits(n2, 32) | bits(n3, 48);
+        const F = bits(f0, 0) | bits(f1, 16) | bits(f2, 32) | bits(f3, 48);
+        p = walkBlock(p, end, 64, N, F);
+        if (p == 0) return BAIL;
+        from = p;
+        continue;
+      }
+      acc = i8x16.add(acc, i8x16.add(i8x16.add(n0, n1), i8x16.add(n2, n3)));
+      p += 64;
+      if (++k == 60) {
+        lines += laneSum(acc);
+        acc = i8x16.splat(0);
+        k = 0;
+      }
+    }
+    flushed(acc, p, from);
+    if (p >= end) break;
+    // The last bytes (fewer than 64).
+    const n: u64 = <u64>(end - p);
+    const valid = below(n);
     const v0 = v128.load(p);
     const v1 = v128.load(p, 16);
     const v2 = v128.load(p, 32);
     const v3 = v128.load(p, 48);
-    const valid = below(n);
-    const N = equalMask(v0, v1, v2, v3, lf) & valid;
-    const X = outsideMask(v0, v1, v2, v3, low, span) & valid;
-    const G = equalMask(v0, v1, v2, v3, gt) & valid;
-    const H = G & ((N << 1) | prevLF);
-    if (!inHeader && H == 0 && (X & ~N) == 0) {
-      // Sequence lines only: count the line breaks.
-      const c = <u32>popcnt(N);
-      newlines += c;
-      lines += c;
-    } else if (walkBlock(p, n, N, X, H, v0, v1, v2, v3) == BAIL) {
-      return BAIL;
-    }
-    prevLF = (N >> (n - 1)) & 1;
-    p += <usize>n;
+    const lf = i8x16.splat(<i8>LF);
+    const N = (bits(i8x16.eq(v0, lf), 0) | bits(i8x16.eq(v1, lf), 16) | bits(i8x16.eq(v2, lf), 32) | bits(i8x16.eq(v3, lf), 48)) & valid;
+    const F = (bits(flagged(v0), 0) | bits(flagged(v1), 16) | bits(flagged(v2), 32) | bits(flagged(v3), 48)) & valid;
+    p = walkBlock(p, end, n, N, F);
+    if (p == 0) return BAIL;
   }
   stop = end;
   if (final) {
@@ -109,57 +150,125 @@ export function scan(start: usize, end: usize, final: bool): i32 {
       headerEnd = end;
       inHeader = false;
       recordOpen = true;
-      newlines = 0;
+      push(end, 0);
     }
-    if (recordOpen) push(end, newlines);
+    if (recordOpen) push(end, <i32>lines - <i32>recordLine);
   }
   return DONE;
 }
 
-/** A block with a header start or odd bytes, walked event by event. */
-@inline function walkBlock(p: usize, n: u64, N: u64, X: u64, H: u64, v0: v128, v1: v128, v2: v128, v3: v128): i32 {
-  const seqBad = X & ~N;
-  // Header lines may also hold spaces and tabs: bytes outside ' '..'~' other than tab and LF are odd there.
-  let headerBad = outsideMask(v0, v1, v2, v3, i8x16.splat(0x20), i8x16.splat(0x5f)) & seqBad;
-  if (headerBad != 0) headerBad &= ~equalMask(v0, v1, v2, v3, i8x16.splat(0x09));
-  let pos: u64 = 0;
-  while (pos < n) {
-    const from = ~below(pos);
-    if (inHeader) {
-      const lfs = N & from;
-      const e: u64 = lfs != 0 ? <u64>ctz(lfs) : n;
-      const bad = headerBad & from & below(e);
-      if (bad != 0) return bail(p, <u64>ctz(bad), N);
-      if (e >= n) break;
-      headerEnd = p + <usize>e;
-      inHeader = false;
-      recordOpen = true;
-      newlines = 0;
-      pos = e + 1;
-      continue;
+/** Adds the LFs counted in lanes since `from` (blocks of residues and LFs that ended at p). */
+@inline function flushed(acc: v128, p: usize, from: usize): void {
+  if (p != from) {
+    lines += laneSum(acc);
+    prevLF = <u32>(load<u8>(p - 1) == LF);
+  }
+}
+
+/**
+ * Walks the flagged bytes F (LFs: N) of the n bytes at p. Returns where to go on (after the block, or
+ * after a header it crossed), or 0 after BAIL.
+ */
+@inline function walkBlock(p: usize, end: usize, n: u64, N: u64, F: u64): usize {
+  let events = F & ~N;
+  while (events != 0) {
+    const b = <u64>ctz(events);
+    events &= events - 1;
+    const at = p + <usize>b;
+    const c = <u32>load<u8>(at);
+    if (c == GT) {
+      const lineStart = b == 0 ? prevLF : <u32>((N >> (b - 1)) & 1);
+      if (lineStart == 0) continue; // a '>' inside a sequence line is a residue
+      lines += <u32>popcnt(N & below(b));
+      const next = startRecord(at, end);
+      return next != 0 && next < end ? crossReads(next, end) : next;
     }
-    const h = H & from;
-    const e: u64 = h != 0 ? <u64>ctz(h) : n;
-    const range = from & below(e);
-    const bad = seqBad & range;
-    if (bad != 0) return bail(p, <u64>ctz(bad), N);
-    newlines += <u32>popcnt(N & range);
-    if (e >= n) break;
-    // A header starts at bit e; the open record ends at the LF before it.
-    if (recordOpen) push(p + <usize>e - 1, newlines > 0 ? newlines - 1 : 0);
-    recordStart = p + <usize>e;
-    recordLine = lines + <u32>popcnt(N & below(e)) + 1;
-    inHeader = true;
-    pos = e + 1;
+    if (c >= 0x21 && c <= 0x7e) continue; // punctuation or a digit: a residue
+    // Blank, control or non-ASCII byte in a sequence line: the general parser decides.
+    lines += <u32>popcnt(N & below(b));
+    stop = at;
+    return 0;
   }
   lines += <u32>popcnt(N);
-  return DONE;
+  prevLF = <u32>((N >> (n - 1)) & 1);
+  return p + <usize>n;
 }
 
-function bail(p: usize, bit: u64, N: u64): i32 {
-  stop = p + <usize>bit;
-  lines += <u32>popcnt(N & below(bit));
-  return BAIL;
+/** Ends the open record at the '>' at `at` (lines: the LFs before it) and crosses the new header. */
+@inline function startRecord(at: usize, end: usize): usize {
+  if (recordOpen) push(at - 1, <i32>lines - <i32>recordLine - 1);
+  recordStart = at;
+  recordLine = lines + 1;
+  inHeader = true;
+  return crossHeader(at + 1, end);
+}
+
+/**
+ * Reads: from the sequence start p, crosses records whose sequence is one line as long as the last
+ * record's, followed by the next header, without walking them block by block. Returns where to go on
+ * (the first sequence that differs), `end` when a header goes on past the data, or 0 after BAIL.
+ */
+function crossReads(p: usize, end: usize): usize {
+  while (oneLine != 0) {
+    const lf = p + oneLine;
+    if (lf + 1 >= end || load<u8>(lf) != <u8>LF || load<u8>(lf + 1) != <u8>GT || !residues(p, lf)) break;
+    lines++;
+    const next = startRecord(lf + 1, end);
+    if (next == 0 || next >= end) return next;
+    p = next;
+  }
+  return p;
+}
+
+/** True when every byte of [p, q) is a letter-like residue ('A'..'~'). */
+@inline function residues(p: usize, q: usize): bool {
+  let odd = i8x16.splat(0);
+  let x = p;
+  while (x + 64 <= q) {
+    odd = v128.or(odd, v128.or(v128.or(flagged(v128.load(x)), flagged(v128.load(x, 16))), v128.or(flagged(v128.load(x, 32)), flagged(v128.load(x, 48)))));
+    x += 64;
+  }
+  if (x == q) return !v128.any_true(odd);
+  if (q - p >= 64) {
+    // The last bytes: the 64 that end at q (overlapping what was checked).
+    x = q - 64;
+    odd = v128.or(odd, v128.or(v128.or(flagged(v128.load(x)), flagged(v128.load(x, 16))), v128.or(flagged(v128.load(x, 32)), flagged(v128.load(x, 48)))));
+    return !v128.any_true(odd);
+  }
+  const F = bits(flagged(v128.load(x)), 0) | bits(flagged(v128.load(x, 16)), 16) | bits(flagged(v128.load(x, 32)), 32) | bits(flagged(v128.load(x, 48)), 48);
+  return (F & below(<u64>(q - x))) == 0;
+}
+
+/**
+ * Crosses the header whose bytes start at q: finds its LF, checking that it holds no control or
+ * non-ASCII bytes (tabs may appear). Returns the byte after the LF, `end` when the header goes on past
+ * the data (inHeader stays set), or 0 after BAIL.
+ */
+function crossHeader(q: usize, end: usize): usize {
+  while (q < end) {
+    const avail = end - q;
+    let m = <u32>i8x16.bitmask(control(v128.load(q))) | (<u32>i8x16.bitmask(control(v128.load(q, 16))) << 16);
+    if (avail < 32) m &= (<u32>1 << <u32>avail) - 1;
+    while (m != 0) {
+      const at = q + <usize>ctz(m);
+      const c = <u32>load<u8>(at);
+      if (c == LF) {
+        headerEnd = at;
+        inHeader = false;
+        recordOpen = true;
+        lines++;
+        prevLF = 1;
+        return at + 1;
+      }
+      if (c != TAB) {
+        stop = at;
+        return 0;
+      }
+      m &= m - 1;
+    }
+    q += 32;
+  }
+  return end;
 }
 
 /** Copies [start, end) to `out` without its LF bytes; returns the end of what was written (16 bytes of slack needed). */

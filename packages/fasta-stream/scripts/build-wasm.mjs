@@ -39,6 +39,7 @@ export function moduleSource(binary) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.chdir(root); // asc resolves the entry file against the working directory
   const source = moduleSource(await compileFastaScan());
   if (process.argv.includes('--check')) {
     const committed = readFileSync(target, 'utf8');

@@ -41,9 +41,7 @@ export class ScannedBlock implements FastaBlock {
   }
 
   sequenceLength(i: number): number {
-    const t = this.table;
-    const k = this.entry(i);
-    return t[k + 2] - this.sequenceStart(k) - t[k + 3];
+    return this.table[this.entry(i) + 3];
   }
 
   id(i: number): string {
@@ -59,7 +57,7 @@ export class ScannedBlock implements FastaBlock {
     const k = this.entry(i);
     const t = this.table;
     const start = this.sequenceStart(k);
-    if (t[k + 3] === 0) return ascii(this.scanner.bytes, start, t[k + 2]);
+    if (t[k + 2] - start === t[k + 3]) return ascii(this.scanner.bytes, start, t[k + 2]); // no LFs inside
     return ascii(this.scanner.squeeze(start, t[k + 2]), 0, undefined);
   }
 
@@ -87,7 +85,7 @@ export class ScannedBlock implements FastaBlock {
       const description = pythonRstrip(header);
       const start = this.sequenceStart(k) - first;
       const raw = text.slice(start, t[k + 2] - first);
-      const sequence = t[k + 3] === 0 ? raw : raw.replaceAll('\n', '');
+      const sequence = raw.length === t[k + 3] ? raw : raw.replaceAll('\n', '');
       out[i] = { id: pythonFirstWord(description), description, sequence };
     }
     return out;

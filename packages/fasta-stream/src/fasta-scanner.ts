@@ -24,9 +24,7 @@ interface ScanExports {
   recordStart: WasmGlobal;
   recordLine: WasmGlobal;
   headerEnd: WasmGlobal;
-  newlines: WasmGlobal;
   lines: WasmGlobal;
-  prevLF: WasmGlobal;
   tablePtr: WasmGlobal;
   tableCount: WasmGlobal;
   stop: WasmGlobal;
@@ -49,10 +47,10 @@ export type ScanStatus = 'done' | 'bail';
 /**
  * Owns one instance of the WebAssembly scanner and the input window in its memory:
  *
- *   [table: 16 bytes per record] [input: keep .. filled (+ a read in flight)] [scratch for squeeze]
+ *   [table: 16 bytes per record] [input: keep .. filled (+ reads in flight)] [scratch for squeeze]
  *
  * Raw bytes stay in place from the open record's '>' on, so a record that spans reads is one contiguous
- * region. Before each read the window is compacted (the open record moved to the front) or grown; that
+ * region. When the window is full it is compacted (the open record moved to the front) or grown; that
  * only happens while no block is out and no read is in flight, because blocks and reads address this
  * memory.
  */
@@ -77,7 +75,9 @@ export class FastaScanner {
     this.chunkSize = chunkSize;
     this.tableCap = (chunkSize >> 1) + 2;
     this.inputAt = roundUp(TABLE_AT + this.tableCap * 16, PAGE);
-    this.capacity = Math.max(16 * chunkSize, 4 << 20);
+    // 8 chunks: room for the reads in flight plus the open record; larger windows cost more first-touch page
+    // faults than the compactions they save (docs/benchmarks/fasta.md). Grows for records that do not fit.
+    this.capacity = Math.max(8 * chunkSize, 4 << 20);
     this.grow();
     this.k.tablePtr.value = TABLE_AT;
     this.filled = this.scanned = this.inputAt;
@@ -97,10 +97,10 @@ export class FastaScanner {
   }
 
   /**
-   * The free space for the next read (chunkSize bytes), after moving the open record to the front of the
-   * window or growing it. Call only when no block is out and no read is in flight.
+   * Makes room for at least one chunk after the filled bytes: moves the open record to the front of the
+   * window, or grows it. Call only when no block is out and no read is in flight.
    */
-  nextReadTarget(): Uint8Array {
+  prepareWindow(): void {
     const keep = this.keepFrom();
     if (this.filled + this.chunkSize > this.inputAt + this.capacity) {
       const length = this.filled - keep;
@@ -111,7 +111,13 @@ export class FastaScanner {
         this.grow();
       }
     }
-    return this.bytes.subarray(this.filled, this.filled + this.chunkSize);
+  }
+
+  /** Where the i-th read after the filled bytes lands (chunkSize bytes), or undefined when the window is full. */
+  readTarget(i: number): Uint8Array | undefined {
+    const at = this.filled + i * this.chunkSize;
+    if (at + this.chunkSize > this.inputAt + this.capacity) return undefined;
+    return this.bytes.subarray(at, at + this.chunkSize);
   }
 
   /** Scans what was read since the last call; `final` when the source is exhausted. */
@@ -121,7 +127,7 @@ export class FastaScanner {
     return status === 0 ? 'done' : 'bail';
   }
 
-  /** Records completed since the last call, as [start of '>', header LF, sequence end, LF count] * count. */
+  /** Records completed since the last call, as [start of '>', header LF, sequence end, sequence length] * count. */
   takeRecords(): { table: Uint32Array; count: number } {
     const count = this.k.tableCount.value;
     this.k.tableCount.value = 0;

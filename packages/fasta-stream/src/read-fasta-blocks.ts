@@ -5,6 +5,7 @@ import { RecordBlock, ScannedBlock, type FastaBlock } from './fasta-block.js';
 import { FastaParser, type FastaParserOptions } from './fasta-parser.js';
 import type { FastaRecord } from './fasta-record.js';
 import { FastaScanner } from './fasta-scanner.js';
+import { ReadAhead } from './read-ahead.js';
 
 export interface ReadFastaOptions extends Omit<FastaParserOptions, 'file' | 'startLine' | 'startByte'>, DecodeOptions {
   /** Name for error messages when the source is a stream (default '<stream>'; paths name themselves). */
@@ -17,7 +18,7 @@ export interface ReadFastaOptions extends Omit<FastaParserOptions, 'file' | 'sta
  * counts residues without making strings; `FastaBlock` makes them on request. Input the scanner does not
  * handle (CR line ends, spaces/tabs in sequence lines, control or non-ASCII bytes, text before the first
  * '>', `semicolonComments`) goes, from the record where it appears, through the general parser: the
- * records are the same either way. Reads one chunk ahead of the consumer.
+ * records are the same either way. Reads up to three chunks ahead of the consumer (one for streams and gzip).
  */
 export async function* readFastaBlocks(source: FastaSource, options: ReadFastaOptions = {}): AsyncGenerator<FastaBlock> {
   const file = typeof source === 'string' ? source : options.name ?? '<stream>';
@@ -31,37 +32,38 @@ export async function* readFastaBlocks(source: FastaSource, options: ReadFastaOp
   };
 
   let input: ByteSource = typeof source === 'string' ? await fileByteSource(source) : fromChunks();
-  let pending: Promise<number> | undefined;
+  let reads: ReadAhead | undefined;
   try {
-    let n = await input.readInto(scanner.nextReadTarget());
+    scanner.prepareWindow();
+    let n = await input.readAt(scanner.readTarget(0)!, 0);
     const head = scanner.bytes.subarray(scanner.filled, scanner.filled + n);
     if (typeof source === 'string' && n > 0 && !isPlain(head)) {
       // Compressed (or an unsupported format, which decodedChunks reports): start again through gunzip.
       await input.close();
       input = fromChunks();
-      n = await input.readInto(scanner.nextReadTarget());
+      n = await input.readAt(scanner.readTarget(0)!, 0);
     }
     scanner.filled += n;
+    reads = new ReadAhead(input, scanner, n);
     let done = n === 0;
     let bail = options.semicolonComments === true || !scanner.startsWithHeader();
     while (!bail) {
-      scanner.generation++;
-      pending = done ? undefined : input.readInto(scanner.nextReadTarget());
+      if (!done) reads.fill();
       bail = scanner.scan(done) === 'bail';
       const { table, count } = scanner.takeRecords();
-      if (count > 0) yield new ScannedBlock(scanner, table, count);
+      if (count > 0) {
+        yield new ScannedBlock(scanner, table, count);
+        // The consumer asked for the next block: this one may no longer read the window.
+        scanner.generation++;
+      }
       if (bail || done) break;
-      n = await pending!;
-      pending = undefined;
-      scanner.filled += n;
-      done = n === 0;
+      done = (await reads.next()) === 0;
     }
     if (!bail) return;
 
     // The general parser takes over at the open record's '>' (or the first byte).
     scanner.generation++;
-    if (pending) scanner.filled += await pending;
-    pending = undefined;
+    await reads.drain();
     const at = scanner.handover();
     parser = new FastaParser({ ...options, file, startLine: at.line, startByte: at.byte });
     let out: FastaRecord[] = [];
@@ -70,15 +72,16 @@ export async function* readFastaBlocks(source: FastaSource, options: ReadFastaOp
     for (;;) {
       if (out.length > 0) yield new RecordBlock(out);
       out = [];
-      const got = await input.readInto(buffer);
+      const got = await input.readAt(buffer, reads.position);
       if (got === 0) break;
+      reads.position += got;
       parser.push(buffer.subarray(0, got), out);
     }
     parser.finish(out);
     if (out.length > 0) yield new RecordBlock(out);
   } finally {
     scanner.generation++;
-    await pending?.catch(() => undefined);
+    await reads?.settle();
     await input.close();
   }
 }
