@@ -1,6 +1,4 @@
 import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { detectCompression, MAGIC_LENGTH, type Compression } from './compression.js';
 import { FastaFormatError } from './fasta-format-error.js';
 
@@ -81,6 +79,8 @@ async function* gunzipped(
   progress: DecodeProgress,
   position: () => { line: number; byte: number },
 ): AsyncGenerator<Buffer> {
+  // Loaded here, not at the top: programs that read plain files do not pay for loading them.
+  const [{ createGunzip }, { Readable }] = await Promise.all([import('node:zlib'), import('node:stream')]);
   // Node's gunzip continues across concatenated members, which covers multi-member gzip and BGZF.
   const gunzip = createGunzip({ chunkSize: Math.max(chunkSize, 16 * 1024) });
   const input = Readable.from(
@@ -124,7 +124,7 @@ async function* rawChunks(source: FastaSource, chunkSize: number, reuse: Reuse):
   if (typeof source === 'string') return yield* fileChunks(source, chunkSize, reuse);
   const iterable: AsyncIterable<unknown> = Symbol.asyncIterator in source
     ? (source as AsyncIterable<unknown>)
-    : new Readable().wrap(source as NodeJS.ReadableStream);
+    : new (await import('node:stream')).Readable().wrap(source as NodeJS.ReadableStream);
   for await (const chunk of iterable) {
     if (typeof chunk === 'string') yield Buffer.from(chunk, 'utf8');
     else if (Buffer.isBuffer(chunk)) yield chunk;

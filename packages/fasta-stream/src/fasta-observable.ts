@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import type { FastaSource } from './decoded-chunks.js';
 import type { FastaRecord } from './fasta-record.js';
-import { readFasta } from './read-fasta.js';
+import { readFasta } from './index.js'; // the main entry (bundled separately: see scripts/bundle.mjs)
 import type { ReadFastaOptions } from './read-fasta-blocks.js';
 
 /**

@@ -1,8 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkLineWidth, formatFastaRecord } from './fasta-format.js';
 import type { FastaRecordLike } from './fasta-record.js';
+
+/**
+ * Temp files made by this process: with the pid, unique among live processes; a random part keeps a leftover of a
+ * crashed run with a reused pid from clashing (opened with 'wx', so a clash fails rather than clobbers).
+ */
+let tempFiles = 0;
 
 export interface FastaWriterOptions {
   /** Sequence letters per line: 60 (default, Biopython), 0 = one line, any n ≥ 1. */
@@ -38,7 +43,7 @@ export class FastaWriter {
     checkLineWidth(this.lineWidth);
     if (typeof target === 'string') {
       this.path = target;
-      this.tempPath = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      this.tempPath = join(dirname(target), `.${basename(target)}.${process.pid}.${(++tempFiles).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
       this.endStream = true;
     } else {
       this.stream = target;
