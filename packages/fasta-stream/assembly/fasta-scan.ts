@@ -271,23 +271,57 @@ function crossHeader(q: usize, end: usize): usize {
   return end;
 }
 
-/** Copies [start, end) to `out` without its LF bytes; returns the end of what was written (16 bytes of slack needed). */
+/**
+ * Shuffles for squeeze(): row r (0..15) drops byte r of a 16-byte vector (the rest move down one lane),
+ * row 16 keeps all 16.
+ */
+const DROP_ONE = memory.data<u8>([
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+]);
+
+/**
+ * Copies [start, end) to `out` without its LF bytes; returns the end of what was written (16 bytes of slack
+ * needed after it). A vector with no LF is stored whole and one with a single LF is shuffled to drop it (one
+ * table row, no branch on where it is); only vectors with two or more LFs (lines under 16 bytes) go byte by byte.
+ */
 export function squeeze(start: usize, end: usize, out: usize): usize {
   const lf = i8x16.splat(0x0a);
   let p = start;
   let o = out;
   while (p < end) {
     const v = v128.load(p);
-    v128.store(o, v);
-    const m = i8x16.bitmask(i8x16.eq(v, lf));
-    const k: usize = m == 0 ? 16 : <usize>ctz(m);
     const avail = end - p;
-    if (k >= avail) {
-      o += avail;
-      break;
+    const n: u32 = avail < 16 ? <u32>avail : 16;
+    const m = <u32>i8x16.bitmask(i8x16.eq(v, lf)) & ((<u32>1 << n) - 1);
+    const lfs = popcnt(m);
+    if (lfs <= 1) {
+      const row = DROP_ONE + (<usize>ctz(m | 0x10000) << 4);
+      v128.store(o, i8x16.swizzle(v, v128.load(row)));
+      o += <usize>(n - lfs);
+    } else {
+      for (let i: u32 = 0; i < n; i++) {
+        const c = load<u8>(p + <usize>i);
+        store<u8>(o, c);
+        o += <usize>(c != 0x0a);
+      }
     }
-    o += k;
-    p += k == 16 ? 16 : k + 1;
+    p += <usize>n;
   }
   return o;
 }

@@ -38,14 +38,17 @@ function cleanFasta(next: () => number, records: number): string {
 interface Read {
   records: FastaRecord[];
   lengths: number[];
+  /** block.sequence(i) for every record (made one by one: LFs squeezed out in WebAssembly). */
+  sequences: string[];
   blocks: FastaBlock[];
 }
 
 async function readAll(source: Parameters<typeof readFastaBlocks>[0], options?: ReadFastaOptions): Promise<Read> {
-  const read: Read = { records: [], lengths: [], blocks: [] };
+  const read: Read = { records: [], lengths: [], sequences: [], blocks: [] };
   for await (const block of readFastaBlocks(source, options)) {
     read.blocks.push(block);
     for (let i = 0; i < block.length; i++) read.lengths.push(block.sequenceLength(i));
+    for (let i = 0; i < block.length; i++) read.sequences.push(block.sequence(i));
     read.records.push(...block.records());
   }
   return read;
@@ -62,6 +65,7 @@ describe('readFastaBlocks (WebAssembly scanner)', () => {
       const fromStream = await readAll(chunkedStream(bytes, sizes), { chunkSize: 1 + Math.floor(next() * 200) });
       expect(fromStream.records, JSON.stringify(text)).toEqual(expected);
       expect(fromStream.lengths).toEqual(expected.map((r) => r.sequence.length));
+      expect(fromStream.sequences).toEqual(expected.map((r) => r.sequence));
       const fromPath = await readAll(tempFile(bytes), { chunkSize: 1 + Math.floor(next() * 300) });
       expect(fromPath.records, JSON.stringify(text)).toEqual(expected);
       expect(fromPath.lengths).toEqual(expected.map((r) => r.sequence.length));
@@ -102,6 +106,7 @@ describe('readFastaBlocks (WebAssembly scanner)', () => {
       ]) {
         expect(read.records, JSON.stringify(text)).toEqual(expected);
         expect(read.lengths).toEqual(expected.map((r) => r.sequence.length));
+        expect(read.sequences).toEqual(expected.map((r) => r.sequence));
         expect(read.blocks.some((b) => b instanceof RecordBlock)).toBe(false);
       }
     }
