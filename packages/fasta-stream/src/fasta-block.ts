@@ -136,6 +136,6 @@ const SMALL_RECORD = 4096;
  * ASCII bytes as a string ('ascii' = latin1 for these bytes, and Node makes large ones external strings with
  * one copy). The scanner only passes bytes in '!'..'~', space, tab and LF.
  */
-function ascii(bytes: Uint8Array, start: number, end: number | undefined): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('ascii', start, end);
+function ascii(bytes: Buffer, start: number, end: number | undefined): string {
+  return bytes.toString('ascii', start, end);
 }

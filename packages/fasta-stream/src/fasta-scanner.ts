@@ -60,7 +60,7 @@ export class FastaScanner {
   private readonly tableCap: number;
   private readonly inputAt: number;
   private capacity: number;
-  private view: Uint8Array;
+  private view: Buffer;
   private table: Uint32Array;
   /** Absolute (source) offset of the byte at inputAt. */
   private base = 0;
@@ -81,12 +81,12 @@ export class FastaScanner {
     this.grow();
     this.k.tablePtr.value = TABLE_AT;
     this.filled = this.scanned = this.inputAt;
-    this.view = new Uint8Array(this.k.memory.buffer);
+    this.view = Buffer.from(this.k.memory.buffer);
     this.table = new Uint32Array(this.k.memory.buffer, TABLE_AT, this.tableCap * 4);
   }
 
-  /** The memory as bytes (a fresh view after growth). */
-  get bytes(): Uint8Array {
+  /** The memory as a Buffer (a fresh view after growth; a Buffer so strings are cut from it without a new view each time). */
+  get bytes(): Buffer {
     if (this.view.buffer !== this.k.memory.buffer) this.refreshViews();
     return this.view;
   }
@@ -152,7 +152,7 @@ export class FastaScanner {
   }
 
   /** The region [start, end) without its LF bytes, in scratch memory valid until the next call. */
-  squeeze(start: number, end: number): Uint8Array {
+  squeeze(start: number, end: number): Buffer {
     const out = this.inputAt + this.capacity + SLACK;
     const stop = this.k.squeeze(start, end, out);
     return this.bytes.subarray(out, stop);
@@ -180,7 +180,7 @@ export class FastaScanner {
   }
 
   private refreshViews(): void {
-    this.view = new Uint8Array(this.k.memory.buffer);
+    this.view = Buffer.from(this.k.memory.buffer);
     this.table = new Uint32Array(this.k.memory.buffer, TABLE_AT, this.tableCap * 4);
   }
 }
