@@ -57,6 +57,22 @@ export let stop: usize = 0;
   return i8x16.lt_s(i8x16.add(v, i8x16.splat(1)), i8x16.splat(0x42));
 }
 
+/** Lanes set where any of the 64 bytes at x is flagged. */
+@inline function flaggedIn64(x: usize): v128 {
+  return v128.or(v128.or(flagged(v128.load(x)), flagged(v128.load(x, 16))), v128.or(flagged(v128.load(x, 32)), flagged(v128.load(x, 48))));
+}
+
+/** Bit i set where byte i of the 64 at x is flagged. */
+@inline function flaggedMask(x: usize): u64 {
+  return bits(flagged(v128.load(x)), 0) | bits(flagged(v128.load(x, 16)), 16) | bits(flagged(v128.load(x, 32)), 32) | bits(flagged(v128.load(x, 48)), 48);
+}
+
+/** Bit i set where byte i of the 64 at x is an LF. */
+@inline function lfMask(x: usize): u64 {
+  const lf = i8x16.splat(<i8>LF);
+  return bits(i8x16.eq(v128.load(x), lf), 0) | bits(i8x16.eq(v128.load(x, 16), lf), 16) | bits(i8x16.eq(v128.load(x, 32), lf), 32) | bits(i8x16.eq(v128.load(x, 48), lf), 48);
+}
+
 /** Lanes set for bytes a header may not hold other than tab: control bytes (LF too), DEL and above. */
 @inline function control(v: v128): v128 {
   return i8x16.lt_s(i8x16.add(v, i8x16.splat(1)), i8x16.splat(0x21));
@@ -134,14 +150,7 @@ export function scan(start: usize, end: usize, final: bool): i32 {
     // The last bytes (fewer than 64).
     const n: u64 = <u64>(end - p);
     const valid = below(n);
-    const v0 = v128.load(p);
-    const v1 = v128.load(p, 16);
-    const v2 = v128.load(p, 32);
-    const v3 = v128.load(p, 48);
-    const lf = i8x16.splat(<i8>LF);
-    const N = (bits(i8x16.eq(v0, lf), 0) | bits(i8x16.eq(v1, lf), 16) | bits(i8x16.eq(v2, lf), 32) | bits(i8x16.eq(v3, lf), 48)) & valid;
-    const F = (bits(flagged(v0), 0) | bits(flagged(v1), 16) | bits(flagged(v2), 32) | bits(flagged(v3), 48)) & valid;
-    p = walkBlock(p, end, n, N, F);
+    p = walkBlock(p, end, n, lfMask(p) & valid, flaggedMask(p) & valid);
     if (p == 0) return BAIL;
   }
   stop = end;
@@ -222,21 +231,10 @@ function crossReads(p: usize, end: usize): usize {
 
 /** True when every byte of [p, q) is a letter-like residue ('A'..'~'). */
 @inline function residues(p: usize, q: usize): bool {
-  let odd = i8x16.splat(0);
-  let x = p;
-  while (x + 64 <= q) {
-    odd = v128.or(odd, v128.or(v128.or(flagged(v128.load(x)), flagged(v128.load(x, 16))), v128.or(flagged(v128.load(x, 32)), flagged(v128.load(x, 48)))));
-    x += 64;
-  }
-  if (x == q) return !v128.any_true(odd);
-  if (q - p >= 64) {
-    // The last bytes: the 64 that end at q (overlapping what was checked).
-    x = q - 64;
-    odd = v128.or(odd, v128.or(v128.or(flagged(v128.load(x)), flagged(v128.load(x, 16))), v128.or(flagged(v128.load(x, 32)), flagged(v128.load(x, 48)))));
-    return !v128.any_true(odd);
-  }
-  const F = bits(flagged(v128.load(x)), 0) | bits(flagged(v128.load(x, 16)), 16) | bits(flagged(v128.load(x, 32)), 32) | bits(flagged(v128.load(x, 48)), 48);
-  return (F & below(<u64>(q - x))) == 0;
+  if (q - p < 64) return (flaggedMask(p) & below(<u64>(q - p))) == 0;
+  let odd = flaggedIn64(q - 64); // the last 64 bytes (may overlap those checked below)
+  for (let x = p; x + 64 < q; x += 64) odd = v128.or(odd, flaggedIn64(x));
+  return !v128.any_true(odd);
 }
 
 /**
