@@ -95,6 +95,11 @@ describe('readFastaBlocks (WebAssembly scanner)', () => {
         else if (odd < 0.93) parts.push(`${seq.slice(0, -1)}>`, '\n');
         else if (odd < 0.95) parts.push('');
         else if (odd < 0.97) parts.push(seq, '\n', '\n');
+        else if (odd < 0.985 && length > 1) {
+          // Two lines whose bytes, LF included, are as many as one read's line: only the bytes tell them apart.
+          const cut = 1 + Math.floor(next() * (length - 1));
+          parts.push(seq.slice(0, cut), '\n', seq.slice(cut, length - 1), '\n');
+        }
         else parts.push(seq, '\n', seq, '\n');
       }
       const text = next() < 0.3 ? parts.join('').replace(/\n$/, '') : parts.join('');
