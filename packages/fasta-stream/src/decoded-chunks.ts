@@ -30,8 +30,7 @@ export async function* decodedChunks(
   position: () => { line: number; byte: number },
 ): AsyncGenerator<Buffer> {
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
-  const reuse = { allowed: false };
-  const raw = rawChunks(source, chunkSize, reuse)[Symbol.asyncIterator]();
+  const raw = rawChunks(source, chunkSize)[Symbol.asyncIterator]();
   try {
     const head = await readHead(raw, progress);
     const detected = detectCompression(head.bytes);
@@ -40,9 +39,6 @@ export async function* decodedChunks(
     }
     progress.compression = detected.compression;
     if (detected.compression === 'none') {
-      // Plain bytes go straight to the consumer, which is done with a chunk before it pulls the next:
-      // the file reader may read into the same buffer again (no allocation and page faults per chunk).
-      reuse.allowed = true;
       if (head.bytes.length > 0) yield head.bytes;
       if (!head.done) {
         for (let r = await raw.next(); !r.done; r = await raw.next()) {
@@ -115,13 +111,8 @@ function isZlibError(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('Z_');
 }
 
-/** Set to true once every chunk is consumed before the next is read (plain input): buffers may be reused. */
-interface Reuse {
-  allowed: boolean;
-}
-
-async function* rawChunks(source: FastaSource, chunkSize: number, reuse: Reuse): AsyncGenerator<Buffer> {
-  if (typeof source === 'string') return yield* fileChunks(source, chunkSize, reuse);
+async function* rawChunks(source: FastaSource, chunkSize: number): AsyncGenerator<Buffer> {
+  if (typeof source === 'string') return yield* fileChunks(source, chunkSize);
   const iterable: AsyncIterable<unknown> = Symbol.asyncIterator in source
     ? (source as AsyncIterable<unknown>)
     : new (await import('node:stream')).Readable().wrap(source as NodeJS.ReadableStream);
@@ -134,33 +125,19 @@ async function* rawChunks(source: FastaSource, chunkSize: number, reuse: Reuse):
 }
 
 /**
- * Reads a file in `chunkSize` pieces. Compressed input gets a fresh buffer per read (gunzip may hold on
- * to its input). Plain input (once `reuse.allowed` is set) alternates between two buffers and reads the
- * next piece while the consumer parses the current one: one chunk of read-ahead, no allocation per chunk.
+ * Reads a file in `chunkSize` pieces, a fresh buffer each (gunzip may hold on to its input). Only compressed
+ * files come this way: readFastaBlocks reads plain files itself, straight into the scanner's memory.
  */
-async function* fileChunks(path: string, chunkSize: number, reuse: Reuse): AsyncGenerator<Buffer> {
+async function* fileChunks(path: string, chunkSize: number): AsyncGenerator<Buffer> {
   const handle = await open(path, 'r');
-  const read = (buffer: Buffer) => handle.read(buffer, 0, chunkSize, null).then(({ bytesRead }) => (bytesRead === chunkSize ? buffer : buffer.subarray(0, bytesRead)));
-  let ahead: Promise<Buffer> | undefined;
   try {
-    while (!reuse.allowed) {
-      const chunk = await read(Buffer.allocUnsafe(chunkSize));
-      if (chunk.length === 0) return;
-      yield chunk;
-    }
-    const buffers = [Buffer.allocUnsafeSlow(chunkSize), Buffer.allocUnsafeSlow(chunkSize)];
-    let turn = 0;
-    ahead = read(buffers[turn]);
     for (;;) {
-      const chunk = await ahead;
-      ahead = undefined;
-      if (chunk.length === 0) return;
-      turn ^= 1;
-      ahead = read(buffers[turn]);
-      yield chunk;
+      const buffer = Buffer.allocUnsafe(chunkSize);
+      const { bytesRead } = await handle.read(buffer, 0, chunkSize, null);
+      if (bytesRead === 0) return;
+      yield bytesRead === chunkSize ? buffer : buffer.subarray(0, bytesRead);
     }
   } finally {
-    await ahead?.catch(() => undefined);
     await handle.close();
   }
 }
