@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { gelu, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { embedding, geglu, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
 import { alibiSlopes } from './alibi-slopes.js';
 import type { DnabertConfig } from './dnabert-config.js';
 import type { DnabertWeights } from './dnabert-weights.js';
@@ -7,6 +7,7 @@ import type { DnabertWeights } from './dnabert-weights.js';
 // MosaicBERT forward pass (bert_layers.py BertModel, as in DNABERT-2 / DNABERT-S) over a packed
 // stream of sequences: every per-token op runs on the real tokens only, attention stays inside
 // each sequence (ALiBi bias −slope·|i−j|). This is what bert_layers.py itself does when it unpads.
+// Every step is an op of @virnucpro/ops (one named kernel each).
 
 interface LayerTensors {
   wqkvT: tf.Tensor2D;
@@ -24,8 +25,8 @@ interface LayerTensors {
 
 export class DnabertModel {
   readonly slopes: Float32Array;
-  private readonly wordEmbeddings: tf.Tensor2D;
-  private readonly typeRow: tf.Tensor1D;
+  /** [V, d]: word embeddings with the token-type-0 row already added (every token has type 0). */
+  private readonly embeddings: tf.Tensor2D;
   private readonly embLnGamma: tf.Tensor1D;
   private readonly embLnBeta: tf.Tensor1D;
   private readonly layers: LayerTensors[];
@@ -41,8 +42,8 @@ export class DnabertModel {
     const transposed = (w: Float32Array, out: number, inp: number) =>
       tf.tidy(() => tf.transpose(tf.tensor2d(w, [out, inp])) as tf.Tensor2D);
     const vec = (v: Float32Array) => tf.tensor1d(v);
-    this.wordEmbeddings = tf.tensor2d(weights.wordEmbeddings, [V, d]);
-    this.typeRow = tf.tensor1d(weights.tokenTypeEmbeddings.subarray(0, d));
+    // word + type row once here: the same fp32 sums the per-batch add gave, one gather per batch.
+    this.embeddings = tf.tidy(() => tf.add(tf.tensor2d(weights.wordEmbeddings, [V, d]), tf.tensor1d(weights.tokenTypeEmbeddings.subarray(0, d))));
     this.embLnGamma = vec(weights.embLnGamma);
     this.embLnBeta = vec(weights.embLnBeta);
     this.layers = weights.layers.map((l) => ({
@@ -63,25 +64,22 @@ export class DnabertModel {
   /** Last hidden state [N, d] of sequences packed back to back (ids include [CLS]/[SEP]). */
   forwardPacked(ids: Int32Array, layout: PackedLayout): tf.Tensor2D {
     this.assertLive();
-    const { hiddenSize: d, intermediateSize: I, numHeads, layerNormEps: eps } = this.config;
+    const { hiddenSize: d, numHeads, layerNormEps: eps } = this.config;
     if (ids.length !== layout.totalTokens) throw new Error(`forwardPacked: ${ids.length} ids for a layout of ${layout.totalTokens} tokens`);
     for (const id of ids) {
       if (!(id >= 0 && id < this.config.vocabSize)) throw new Error(`token id ${id} is outside the vocabulary (0..${this.config.vocabSize - 1})`);
     }
     const scale = 1 / Math.sqrt(d / numHeads);
     return tf.tidy(() => {
-      // Embeddings: word + token-type 0, LayerNorm; no position embeddings (ALiBi instead).
-      const words = tf.gather(this.wordEmbeddings, tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
-      let x = layerNorm(tf.add(words, this.typeRow) as tf.Tensor2D, this.embLnGamma, this.embLnBeta, eps);
+      // Embeddings: word + token-type 0 (one table), LayerNorm; no position embeddings (ALiBi instead).
+      let x = layerNorm(embedding(tf.tensor1d(ids, 'int32'), this.embeddings, 1), this.embLnGamma, this.embLnBeta, eps);
       for (const l of this.layers) {
         const qkv = linear(x, l.wqkvT, l.bqkv);
-        const [q, k, v] = tf.split(qkv, 3, 1) as [tf.Tensor2D, tf.Tensor2D, tf.Tensor2D];
-        const context = packedAttention(q, k, v, layout, { numHeads, scale, alibiSlopes: this.slopes });
-        x = layerNorm(tf.add(x, linear(context, l.attnOutT, l.attnOutBias)) as tf.Tensor2D, l.attnLnGamma, l.attnLnBeta, eps);
-        // GeGLU: GELU(first I columns) · (last I columns).
-        const [gate, value] = tf.split(tf.matMul(x, l.gatedT), [I, I], 1) as [tf.Tensor2D, tf.Tensor2D];
-        const mlp = linear(tf.mul(gelu(gate), value) as tf.Tensor2D, l.mlpOutT, l.mlpOutBias);
-        x = layerNorm(tf.add(x, mlp) as tf.Tensor2D, l.mlpLnGamma, l.mlpLnBeta, eps);
+        const context = packedAttention(qkv, layout, { numHeads, scale, alibiSlopes: this.slopes });
+        x = layerNorm(linear(context, l.attnOutT, l.attnOutBias, { residual: x }), l.attnLnGamma, l.attnLnBeta, eps);
+        // GeGLU: GELU(first I columns) · (last I columns), then the output projection.
+        const mlp = linear(geglu(linear(x, l.gatedT)), l.mlpOutT, l.mlpOutBias, { residual: x });
+        x = layerNorm(mlp, l.mlpLnGamma, l.mlpLnBeta, eps);
       }
       return x;
     });
@@ -146,7 +144,7 @@ export class DnabertModel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    const all: tf.Tensor[] = [this.wordEmbeddings, this.typeRow, this.embLnGamma, this.embLnBeta];
+    const all: tf.Tensor[] = [this.embeddings, this.embLnGamma, this.embLnBeta];
     for (const l of this.layers) all.push(...Object.values(l));
     tf.dispose(all);
   }

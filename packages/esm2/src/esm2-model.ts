@@ -1,25 +1,22 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { gelu, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { embedding, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type PackedLayout } from '@virnucpro/ops';
 import { maskId, padId } from './alphabet.js';
-import { headDim, type Esm2Config } from './esm2-config.js';
+import type { Esm2Config } from './esm2-config.js';
 import { disposeEsm2Weights, type Esm2LayerWeights, type Esm2Weights } from './esm2-weights.js';
 import { rotaryTables } from './rotary.js';
 
 /** fair-esm's token-dropout constant: mask_ratio_train = 0.15 · 0.8. */
 const maskRatioTrain = 0.15 * 0.8;
 
-interface RotaryRows {
-  cos: tf.Tensor3D; // [N, 1, hd]
-  sinSigned: tf.Tensor3D; // [N, 1, hd]: (−sin, +sin) halves, so rotate_half becomes a swap
-}
-
 /**
  * ESM-2 forward pass over packed batches (any size from the config): token-dropout rescale,
  * pre-LN layers with rotary q/k (half-split, positions restart at 0 per sequence, stored
- * inv_freq), erf GELU, emb_layer_norm_after. Weights stay resident on the backend.
+ * inv_freq), erf GELU, emb_layer_norm_after. Weights stay resident on the backend. Every step is an
+ * op of @virnucpro/ops (one named kernel each), so a backend with its own kernels runs it unchanged.
  */
 export class Esm2Model {
   private tables = new Map<string, { positions: number; cos: tf.Tensor2D; sinSigned: tf.Tensor2D }>();
+  private invFreqKeys = new WeakMap<Float32Array, string>();
 
   constructor(readonly config: Esm2Config, readonly weights: Esm2Weights) {}
 
@@ -35,22 +32,16 @@ export class Esm2Model {
     const layout = packedLayout(tokens.map((t) => t.length));
     const ids = new Int32Array(layout.totalTokens);
     tokens.forEach((t, s) => ids.set(t, layout.offsets[s]));
-    const rowScale = this.tokenDropoutScales(tokens, layout);
-    const rotary = this.rotaryRows(layout);
-    let x = tf.tidy(() => {
-      const embedded = tf.gather(this.weights.embedTokens, tf.tensor1d(ids, 'int32')) as tf.Tensor2D;
-      return typeof rowScale === 'number'
-        ? (rowScale === 1 ? embedded : tf.mul(embedded, rowScale))
-        : tf.mul(embedded, tf.tensor2d(rowScale, [layout.totalTokens, 1]));
-    }) as tf.Tensor2D;
+    const scale = this.tokenDropoutScales(tokens, layout);
+    let x = tf.tidy(() =>
+      embedding(tf.tensor1d(ids, 'int32'), this.weights.embedTokens, typeof scale === 'number' ? scale : tf.tensor1d(scale)));
     for (const layer of this.weights.layers) {
-      const next = tf.tidy(() => this.layerForward(x, layer, layout, this.rotaryFor(layer, rotary, layout)));
+      const next = tf.tidy(() => this.layerForward(x, layer, layout));
       x.dispose();
       x = next;
     }
-    const hidden = tf.tidy(() => layerNorm(x, this.weights.finalNormGamma, this.weights.finalNormBeta, this.config.layerNormEps));
+    const hidden = layerNorm(x, this.weights.finalNormGamma, this.weights.finalNormBeta, this.config.layerNormEps);
     x.dispose();
-    disposeRotary(rotary);
     return { hidden, layout };
   }
 
@@ -61,7 +52,7 @@ export class Esm2Model {
       if (t.length < 3) throw new Error(`protein ${i} is empty: ESM-2 mean embeddings need at least one residue`);
     });
     const { hidden, layout } = this.forwardPacked(tokens);
-    const means = tf.tidy(() => segmentMean(hidden, layout, 1, 1));
+    const means = segmentMean(hidden, layout, 1, 1);
     hidden.dispose();
     try {
       const flat = (await means.data()) as Float32Array;
@@ -79,23 +70,17 @@ export class Esm2Model {
     disposeEsm2Weights(this.weights);
   }
 
-  private layerForward(x: tf.Tensor2D, w: Esm2LayerWeights, layout: PackedLayout, rotary: RotaryRows): tf.Tensor2D {
-    const { embedDim: d, numHeads: H, layerNormEps: eps } = this.config;
-    const N = layout.totalTokens;
-    const hd = headDim(this.config);
+  /** One pre-LN layer: x + attn(LN(x)), then h + fc2(gelu(fc1(LN(h)))). */
+  private layerForward(x: tf.Tensor2D, w: Esm2LayerWeights, layout: PackedLayout): tf.Tensor2D {
+    const { numHeads: H, layerNormEps: eps } = this.config;
+    const rotary = this.table(w.invFreq, layout.maxLength);
     const a = layerNorm(x, w.attnNormGamma, w.attnNormBeta, eps);
-    const qkv = linear(a, w.qkvWT, w.qkvB); // q already carries head_dim^-0.5
-    const [qk, v] = tf.split(qkv, [2 * d, d], 1) as [tf.Tensor2D, tf.Tensor2D];
-    // Rotary on q and k together: x·cos + rotate_half(x)·sin with rotate_half = (−x2, x1).
-    const heads = tf.reshape(qk, [N, 2 * H, hd]);
-    const [x1, x2] = tf.split(heads, 2, 2);
-    const rotated = tf.add(tf.mul(heads, rotary.cos), tf.mul(tf.concat([x2, x1], 2), rotary.sinSigned));
-    const [q, k] = tf.split(tf.reshape(rotated, [N, 2 * d]), 2, 1) as [tf.Tensor2D, tf.Tensor2D];
-    const context = packedAttention(q, k, v, layout, { numHeads: H, scale: 1 });
-    const afterAttention = tf.add(x, linear(context, w.outWT, w.outB)) as tf.Tensor2D;
-    const f = layerNorm(afterAttention, w.ffnNormGamma, w.ffnNormBeta, eps);
-    const ffn = linear(gelu(linear(f, w.fc1WT, w.fc1B)), w.fc2WT, w.fc2B);
-    return tf.add(afterAttention, ffn) as tf.Tensor2D;
+    // q already carries head_dim^-0.5 (folded into the weights at load), hence scale 1.
+    const qkv = rotaryQkv(linear(a, w.qkvWT, w.qkvB), rotary.cos, rotary.sinSigned, layout.positionsTensor, H);
+    const context = packedAttention(qkv, layout, { numHeads: H, scale: 1 });
+    const h = linear(context, w.outWT, w.outB, { residual: x });
+    const f = layerNorm(h, w.ffnNormGamma, w.ffnNormBeta, eps);
+    return linear(linear(f, w.fc1WT, w.fc1B, { activation: 'gelu' }), w.fc2WT, w.fc2B, { residual: h });
   }
 
   /**
@@ -122,28 +107,10 @@ export class Esm2Model {
     return scales;
   }
 
-  /** Rotary rows for the layout, one set per distinct inv_freq (all layers share one in practice). */
-  private rotaryRows(layout: PackedLayout): Map<string, RotaryRows> {
-    const rows = new Map<string, RotaryRows>();
-    for (const layer of this.weights.layers) {
-      const key = invFreqKey(layer.invFreq);
-      if (rows.has(key)) continue;
-      const table = this.table(layer.invFreq, key, layout.maxLength);
-      const hd = table.cos.shape[1];
-      rows.set(key, tf.tidy(() => ({
-        cos: tf.reshape(tf.gather(table.cos, layout.positionsTensor), [layout.totalTokens, 1, hd]) as tf.Tensor3D,
-        sinSigned: tf.reshape(tf.gather(table.sinSigned, layout.positionsTensor), [layout.totalTokens, 1, hd]) as tf.Tensor3D,
-      })));
-    }
-    return rows;
-  }
-
-  private rotaryFor(layer: Esm2LayerWeights, rows: Map<string, RotaryRows>, _layout: PackedLayout): RotaryRows {
-    return rows.get(invFreqKey(layer.invFreq))!;
-  }
-
   /** cos / signed-sin tables for positions 0..n−1, grown in powers of two and kept on the backend. */
-  private table(invFreq: Float32Array, key: string, needed: number) {
+  private table(invFreq: Float32Array, needed: number) {
+    let key = this.invFreqKeys.get(invFreq);
+    if (key === undefined) this.invFreqKeys.set(invFreq, (key = Array.from(invFreq).join(',')));
     let t = this.tables.get(key);
     if (!t || t.positions < needed) {
       if (t) tf.dispose([t.cos, t.sinSigned]);
@@ -157,12 +124,4 @@ export class Esm2Model {
     }
     return t;
   }
-}
-
-function invFreqKey(invFreq: Float32Array): string {
-  return Array.from(invFreq).join(',');
-}
-
-function disposeRotary(rows: Map<string, RotaryRows>): void {
-  for (const r of rows.values()) tf.dispose([r.cos, r.sinSigned]);
 }

@@ -2,10 +2,27 @@ export { type BackendName, backendNames, isBackendName } from './backend-name.js
 export { initBackend, type InitBackendOptions, type BackendAttempt } from './init-backend.js';
 export { resolveWasmDir, wasmDirEnvVar } from './wasm-paths.js';
 export { gpuApiAvailable, installNodeWebGpu, dawnFlagsFromEnv, dawnFlagsEnvVar } from './webgpu-setup.js';
-export { linear } from './linear.js';
+// The kernel seam: every hot op runs ENGINE.runKernel(name, inputs, attrs) on one of these names.
+export {
+  VnpLinear, type VnpLinearInputs, type VnpLinearAttrs,
+  VnpLayerNorm, type VnpLayerNormInputs, type VnpLayerNormAttrs,
+  VnpGeglu, type VnpGegluInputs,
+  VnpRotaryQkv, type VnpRotaryQkvInputs, type VnpRotaryQkvAttrs,
+  VnpPackedAttention, type VnpPackedAttentionInputs, type VnpPackedAttentionAttrs,
+  VnpSegmentMean, type VnpSegmentMeanInputs, type VnpSegmentMeanAttrs,
+  VnpEmbedding, type VnpEmbeddingInputs, type VnpEmbeddingAttrs,
+  vnpKernelNames,
+} from './kernel-names.js';
+// Imported for its side effect: the composite kernels for cpu, wasm, webgpu and tensorflow.
+export { registerCompositeKernels } from './kernels/register-composites.js';
+export { traceKernels } from './trace-kernels.js';
+export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';
+export { geglu } from './geglu.js';
+export { rotaryQkv } from './rotary-qkv.js';
+export { embedding } from './embedding.js';
 export { gelu } from './gelu.js';
-export { PackedLayout, packedLayout, maskedScore } from './packed-layout.js';
+export { PackedLayout, packedLayout, maskedScore, type PackedLayoutOptions, type AttentionGroup } from './packed-layout.js';
 export { packedAttention, type PackedAttentionOptions } from './packed-attention.js';
 export { segmentMean } from './segment-mean.js';
 export type { Embedder } from './embedder.js';

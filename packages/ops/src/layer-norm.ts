@@ -1,10 +1,15 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { VnpLayerNorm, type VnpLayerNormAttrs, type VnpLayerNormInputs } from './kernel-names.js';
+import { expectRank, expectShape, runVnpKernel } from './op-checks.js';
 
-/** LayerNorm over the last axis (biased variance, as torch.nn.LayerNorm); tfjs-core has no fused op. */
+/** LayerNorm over the last axis of x [N, d] (biased variance, as torch.nn.LayerNorm), kernel `VnpLayerNorm`. */
 export function layerNorm(x: tf.Tensor2D, gamma: tf.Tensor1D, beta: tf.Tensor1D, eps: number): tf.Tensor2D {
-  return tf.tidy(() => {
-    const { mean, variance } = tf.moments(x, -1, true);
-    const normalized = tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, eps)));
-    return tf.add(tf.mul(normalized, gamma), beta) as tf.Tensor2D;
-  });
+  expectRank('layerNorm', 'x', x, 2);
+  const d = x.shape[1];
+  expectShape('layerNorm', 'gamma', gamma, [d]);
+  expectShape('layerNorm', 'beta', beta, [d]);
+  if (!(Number.isFinite(eps) && eps >= 0)) throw new Error(`layerNorm: eps must be a finite number ≥ 0, got ${eps}`);
+  const inputs: VnpLayerNormInputs = { x, gamma, beta };
+  const attrs: VnpLayerNormAttrs = { epsilon: eps };
+  return runVnpKernel(VnpLayerNorm, inputs, attrs);
 }

@@ -1,9 +1,31 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { VnpLinear, type VnpLinearAttrs, type VnpLinearInputs } from './kernel-names.js';
+import { expectRank, expectShape, runVnpKernel } from './op-checks.js';
+
+export interface LinearOptions {
+  /** Applied to x·wT + b before the residual add: 'gelu' is the exact erf GELU. Default 'none'. */
+  activation?: 'none' | 'gelu';
+  /** [N, out], added last (the block's residual connection). */
+  residual?: tf.Tensor2D;
+}
 
 /**
- * y = x·wT + b. `wT` is the weight already transposed to [in, out] (done once at load) so the
- * hot path is a single (fused bias) matmul over all tokens of a packed batch.
+ * y = act(x·wT + b) + residual, kernel `VnpLinear`. `wT` is the weight already transposed to
+ * [in, out] (done once at load) so the whole packed batch is one matmul; bias, activation and the
+ * residual add are fused into the same kernel where the backend can.
  */
-export function linear(x: tf.Tensor2D, wT: tf.Tensor2D, b?: tf.Tensor1D): tf.Tensor2D {
-  return tf.fused.matMul({ a: x, b: wT, bias: b }) as tf.Tensor2D;
+export function linear(x: tf.Tensor2D, wT: tf.Tensor2D, b?: tf.Tensor1D, options: LinearOptions = {}): tf.Tensor2D {
+  const activation = options.activation ?? 'none';
+  const { residual } = options;
+  expectRank('linear', 'x', x, 2);
+  expectRank('linear', 'wT', wT, 2);
+  const [rows, inner] = x.shape;
+  const [wIn, out] = wT.shape;
+  if (inner !== wIn) throw new Error(`linear: x is [${x.shape}] but wT is [${wT.shape}] (inner sizes ${inner} and ${wIn} differ)`);
+  if (b) expectShape('linear', 'b', b, [out]);
+  if (residual) expectShape('linear', 'residual', residual, [rows, out]);
+  if (activation !== 'none' && activation !== 'gelu') throw new Error(`linear: unknown activation '${String(activation)}' (expected 'none' or 'gelu')`);
+  const inputs: VnpLinearInputs = { x, weight: wT, ...(b ? { bias: b } : {}), ...(residual ? { residual } : {}) };
+  const attrs: VnpLinearAttrs = { activation };
+  return runVnpKernel(VnpLinear, inputs, attrs);
 }

@@ -1,4 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
+import type { NamedAttrMap } from '@tensorflow/tfjs-core';
+import { VnpPackedAttention, type VnpPackedAttentionAttrs, type VnpPackedAttentionInputs } from './kernel-names.js';
+import { expectCount, expectRank, runVnpKernel } from './op-checks.js';
 import type { PackedLayout } from './packed-layout.js';
 
 export interface PackedAttentionOptions {
@@ -10,45 +13,27 @@ export interface PackedAttentionOptions {
 }
 
 /**
- * Multi-head self-attention over a packed stream: q, k, v are [N, H·hd] (head h = columns
- * [h·hd, (h+1)·hd)). For each group of similar-length segments (see PackedLayout), rows are
- * gathered into a padded [S_g, L_g] layout, attention is one batched matmul over (segment, head)
- * with padding keys masked (plus ALiBi if given), softmax in fp32, a second batched matmul, and
- * finally one gather brings every row back to [N, H·hd]. Tokens never attend across segments.
+ * Multi-head self-attention over a packed stream, kernel `VnpPackedAttention`: qkv is the fused
+ * projection [N, 3·H·hd] (q | k | v; head h of each part = columns [h·hd, (h+1)·hd)); the result is
+ * the attention context [N, H·hd]. Tokens attend only within their own segment of `layout`.
  */
-export function packedAttention(
-  q: tf.Tensor2D,
-  k: tf.Tensor2D,
-  v: tf.Tensor2D,
-  layout: PackedLayout,
-  options: PackedAttentionOptions,
-): tf.Tensor2D {
-  const [rows, width] = q.shape;
+export function packedAttention(qkv: tf.Tensor2D, layout: PackedLayout, options: PackedAttentionOptions): tf.Tensor2D {
   const H = options.numHeads;
-  if (rows !== layout.totalTokens) throw new Error(`packedAttention: q has ${rows} rows, layout has ${layout.totalTokens}`);
-  if (width % H !== 0) throw new Error(`packedAttention: width ${width} is not divisible by ${H} heads`);
-  const hd = width / H;
-  if (options.alibiSlopes && options.alibiSlopes.length !== H) {
-    throw new Error(`packedAttention: ${options.alibiSlopes.length} ALiBi slopes for ${H} heads`);
-  }
-  return tf.tidy((): tf.Tensor2D => {
-    const qs = options.scale === 1 ? q : tf.mul(q, options.scale);
-    const identity = layout.isIdentity;
-    const outputs = layout.groups.map((group) => {
-      const S = group.segments.length;
-      const L = group.maxLength;
-      const toHeads = (x: tf.Tensor2D): tf.Tensor3D => {
-        const padded = identity ? x : tf.gather(x, group.toPadded);
-        return tf.reshape(tf.transpose(tf.reshape(padded, [S, L, H, hd]), [0, 2, 1, 3]), [S * H, L, hd]);
-      };
-      let scores: tf.Tensor4D = tf.reshape(tf.matMul(toHeads(qs as tf.Tensor2D), toHeads(k), false, true), [S, H, L, L]);
-      const mask = group.keyMask;
-      if (mask) scores = tf.add(scores, mask);
-      if (options.alibiSlopes) scores = tf.add(scores, layout.alibiBias(options.alibiSlopes, L));
-      const probs = tf.reshape(tf.softmax(scores), [S * H, L, L]);
-      return tf.reshape(tf.transpose(tf.reshape(tf.matMul(probs, toHeads(v)), [S, H, L, hd]), [0, 2, 1, 3]), [S * L, width]);
-    });
-    const context = outputs.length === 1 ? outputs[0] : tf.concat(outputs, 0);
-    return (identity ? context : tf.gather(context, layout.fromPadded)) as tf.Tensor2D;
-  });
+  expectCount('packedAttention', 'numHeads', H, 1);
+  expectRank('packedAttention', 'qkv', qkv, 2);
+  const [rows, width] = qkv.shape;
+  if (rows !== layout.totalTokens) throw new Error(`packedAttention: qkv has ${rows} rows, layout has ${layout.totalTokens}`);
+  if (width % (3 * H) !== 0) throw new Error(`packedAttention: qkv width ${width} is not 3 × ${H} heads × head size`);
+  if (!Number.isFinite(options.scale)) throw new Error(`packedAttention: scale must be a finite number, got ${options.scale}`);
+  const slopes = options.alibiSlopes;
+  if (slopes && slopes.length !== H) throw new Error(`packedAttention: ${slopes.length} ALiBi slopes for ${H} heads`);
+  const inputs: VnpPackedAttentionInputs = { qkv, cuSeqlens: layout.offsetsTensor };
+  const attrs: VnpPackedAttentionAttrs = {
+    numHeads: H,
+    scale: options.scale,
+    maxSeqLen: layout.maxLength,
+    alibiSlopes: slopes ? Array.from(slopes) : null,
+    layout: layout as PackedLayout & NamedAttrMap,
+  };
+  return runVnpKernel(VnpPackedAttention, inputs, attrs);
 }

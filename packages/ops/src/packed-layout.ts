@@ -46,7 +46,7 @@ export class PackedLayout {
   readonly paddedRows: number;
 
   private tensors = new Map<string, tf.Tensor>();
-  private alibiCache = new Map<number, WeakMap<Float32Array, tf.Tensor4D>>();
+  private alibiCache = new Map<string, tf.Tensor4D>();
   private disposed = false;
 
   constructor(lengths: readonly number[], options: PackedLayoutOptions = {}) {
@@ -105,6 +105,11 @@ export class PackedLayout {
     return this.cached('fromPadded', () => tf.tensor1d(this.slotOfRow, 'int32'));
   }
 
+  /** int32 [S+1]: `offsets` (cu_seqlens) as a tensor, the segment input of the attention and pooling kernels. */
+  get offsetsTensor(): tf.Tensor1D {
+    return this.cached('offsets', () => tf.tensor1d(Int32Array.from(this.offsets), 'int32'));
+  }
+
   /** int32 [N]: `positions` as a tensor (e.g. to gather rotary tables). */
   get positionsTensor(): tf.Tensor1D {
     return this.cached('positions', () => tf.tensor1d(this.positions, 'int32'));
@@ -127,12 +132,14 @@ export class PackedLayout {
     });
   }
 
-  /** float32 [1, H, L, L]: ALiBi bias −slope_h·|i−j| for padded length L, cached per slopes array. */
-  alibiBias(slopes: Float32Array, L = this.maxLength): tf.Tensor4D {
+  /**
+   * float32 [1, H, L, L]: ALiBi bias −slope_h·|i−j| for padded length L, cached per padded length and
+   * slope values (so a fresh array with the same slopes, as each kernel call passes, reuses the tensor).
+   */
+  alibiBias(slopes: ArrayLike<number>, L = this.maxLength): tf.Tensor4D {
     this.assertLive();
-    let byLength = this.alibiCache.get(L);
-    if (!byLength) this.alibiCache.set(L, (byLength = new WeakMap()));
-    let bias = byLength.get(slopes);
+    const key = `${L}:${Array.prototype.join.call(slopes, ',')}`;
+    let bias = this.alibiCache.get(key);
     if (!bias) {
       const H = slopes.length;
       const values = new Float32Array(H * L * L);
@@ -142,8 +149,8 @@ export class PackedLayout {
         }
       }
       bias = tf.keep(tf.tensor4d(values, [1, H, L, L]));
-      byLength.set(slopes, bias);
-      this.tensors.set(`alibi:${this.tensors.size}`, bias);
+      this.alibiCache.set(key, bias);
+      this.tensors.set(`alibi:${key}`, bias);
     }
     return bias;
   }

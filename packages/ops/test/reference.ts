@@ -30,6 +30,19 @@ export function refLinear(x: Float32Array, w: Float32Array, b: Float32Array | un
   return y;
 }
 
+/** act(x·w + b) + residual, with act = none or the exact erf GELU. */
+export function refLinearAct(
+  x: Float32Array, w: Float32Array, b: Float32Array | undefined, rows: number, inner: number, cols: number,
+  options: { activation?: 'none' | 'gelu'; residual?: Float32Array } = {},
+): Float64Array {
+  const y = refLinear(x, w, b, rows, inner, cols);
+  for (let i = 0; i < y.length; i++) {
+    if (options.activation === 'gelu') y[i] = 0.5 * y[i] * (1 + erf(y[i] / Math.SQRT2));
+    if (options.residual) y[i] += options.residual[i];
+  }
+  return y;
+}
+
 export function refLayerNorm(x: Float32Array, gamma: Float32Array, beta: Float32Array, eps: number, rows: number, d: number): Float64Array {
   const y = new Float64Array(rows * d);
   for (let r = 0; r < rows; r++) {
@@ -114,4 +127,60 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
     if (!(d <= m)) m = Number.isNaN(d) ? Infinity : d;
   }
   return m;
+}
+
+/** GeGLU: x [rows, 2f] → [rows, f] = gelu(x[:, :f]) · x[:, f:]. */
+export function refGeglu(x: Float32Array, rows: number, f: number): Float64Array {
+  const y = new Float64Array(rows * f);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < f; c++) {
+      const gate = x[r * 2 * f + c];
+      y[r * f + c] = 0.5 * gate * (1 + erf(gate / Math.SQRT2)) * x[r * 2 * f + f + c];
+    }
+  }
+  return y;
+}
+
+/**
+ * Rotary embedding of q and k in qkv [N, 3·H·hd] (half-split convention): for i < hd/2 and angle
+ * θ = positions[n]·invFreq[i], (x_i, x_{i+hd/2}) → (x_i·cosθ − x_{i+hd/2}·sinθ, x_{i+hd/2}·cosθ + x_i·sinθ); v unchanged.
+ */
+export function refRotaryQkv(qkv: Float32Array, invFreq: Float32Array, positions: ArrayLike<number>, H: number, hd: number): Float64Array {
+  const width = 3 * H * hd;
+  const half = hd / 2;
+  const N = positions.length;
+  const out = Float64Array.from(qkv);
+  for (let n = 0; n < N; n++) {
+    for (let head = 0; head < 2 * H; head++) {
+      const base = n * width + head * hd;
+      for (let i = 0; i < half; i++) {
+        const angle = positions[n] * invFreq[i];
+        const [a, b] = [qkv[base + i], qkv[base + i + half]];
+        out[base + i] = a * Math.cos(angle) - b * Math.sin(angle);
+        out[base + i + half] = b * Math.cos(angle) + a * Math.sin(angle);
+      }
+    }
+  }
+  return out;
+}
+
+/** Embedding: out[n] = table[ids[n]] · (rowScale ? rowScale[n] : scale). */
+export function refEmbedding(ids: Int32Array, table: Float32Array, d: number, scale: number | Float32Array): Float64Array {
+  const out = new Float64Array(ids.length * d);
+  ids.forEach((id, n) => {
+    const s = typeof scale === 'number' ? scale : scale[n];
+    for (let c = 0; c < d; c++) out[n * d + c] = table[id * d + c] * s;
+  });
+  return out;
+}
+
+/** Fuses per-row q, k, v [N, width] into qkv [N, 3·width] (q | k | v). */
+export function fuseQkv(q: Float32Array, k: Float32Array, v: Float32Array, N: number, width: number): Float32Array {
+  const qkv = new Float32Array(N * 3 * width);
+  for (let n = 0; n < N; n++) {
+    qkv.set(q.subarray(n * width, (n + 1) * width), n * 3 * width);
+    qkv.set(k.subarray(n * width, (n + 1) * width), n * 3 * width + width);
+    qkv.set(v.subarray(n * width, (n + 1) * width), n * 3 * width + 2 * width);
+  }
+  return qkv;
 }

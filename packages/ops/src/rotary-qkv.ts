@@ -1,0 +1,32 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { VnpRotaryQkv, type VnpRotaryQkvAttrs, type VnpRotaryQkvInputs } from './kernel-names.js';
+import { expectCount, expectDtype, expectRank, expectShape, runVnpKernel } from './op-checks.js';
+
+/**
+ * Rotary embedding (half-split, `rotate_half`) of the q and k parts of a fused projection, kernel
+ * `VnpRotaryQkv`. qkv [N, 3·H·hd] (q | k | v); cos, sinSigned [P, hd] tables (sinSigned = −sin in the
+ * first half, +sin in the second); positions int32 [N], the position of each row (< P). Returns
+ * [N, 3·H·hd] with every q and k head rotated by its row's position and v unchanged.
+ */
+export function rotaryQkv(
+  qkv: tf.Tensor2D,
+  cos: tf.Tensor2D,
+  sinSigned: tf.Tensor2D,
+  positions: tf.Tensor1D,
+  numHeads: number,
+): tf.Tensor2D {
+  expectCount('rotaryQkv', 'numHeads', numHeads, 1);
+  expectRank('rotaryQkv', 'qkv', qkv, 2);
+  const [rows, width] = qkv.shape;
+  if (width % (3 * numHeads) !== 0) throw new Error(`rotaryQkv: qkv width ${width} is not 3 × ${numHeads} heads × head size`);
+  const hd = width / (3 * numHeads);
+  if (hd % 2 !== 0) throw new Error(`rotaryQkv: head size ${hd} must be even (its two halves are rotated together)`);
+  expectRank('rotaryQkv', 'cos', cos, 2);
+  if (cos.shape[1] !== hd) throw new Error(`rotaryQkv: cos is [${cos.shape}], expected [positions, ${hd}] for head size ${hd}`);
+  expectShape('rotaryQkv', 'sinSigned', sinSigned, cos.shape);
+  expectShape('rotaryQkv', 'positions', positions, [rows]);
+  expectDtype('rotaryQkv', 'positions', positions, 'int32');
+  const inputs: VnpRotaryQkvInputs = { qkv, cos, sinSigned, positions };
+  const attrs: VnpRotaryQkvAttrs = { numHeads };
+  return runVnpKernel(VnpRotaryQkv, inputs, attrs);
+}
