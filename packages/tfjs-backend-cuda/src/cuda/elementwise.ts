@@ -1,0 +1,56 @@
+import type { CudaSource } from '../kernel-library.js';
+
+/**
+ * Element-wise kernels on storage type T, computed in fp32: binary ops with b of the same shape, a scalar,
+ * or a row vector broadcast over the last axis; the erf GELU in place (the Linear epilogue); GeGLU.
+ */
+export const elementwiseSource: CudaSource = {
+  name: 'elementwise',
+  code: String.raw`
+// op: 0 add, 1 sub, 2 mul, 3 div. bMode: 0 same shape, 1 scalar, 2 row vector of bCols values.
+extern "C" __global__ void binary(const T* a, const T* b, T* out, long long n, int bMode, int bCols, int op) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float x = toF(a[i]);
+  float y = toF(b[bMode == 0 ? i : bMode == 1 ? 0 : i % bCols]);
+  float r = op == 0 ? x + y : op == 1 ? x - y : op == 2 ? x * y : x / y;
+  out[i] = fromF(r);
+}
+extern "C" __global__ void gelu_inplace(T* x, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) x[i] = fromF(geluErf(toF(x[i])));
+}
+// x [rows, 2f] -> out [rows, f] = gelu(x[:, :f]) * x[:, f:]
+extern "C" __global__ void geglu(const T* x, T* out, int rows, int f) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)rows * f) return;
+  long long r = i / f;
+  int c = (int)(i % f);
+  const T* row = x + r * 2 * f;
+  out[i] = fromF(geluErf(toF(row[c])) * toF(row[f + c]));
+}
+// Copies a rows × cols block between row-major matrices of different row strides (concat, slices).
+extern "C" __global__ void copy2d(const T* src, T* dst, int rows, int cols, int srcStride, int dstStride) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= (long long)rows * cols) return;
+  long long r = i / cols;
+  int c = (int)(i % cols);
+  dst[r * dstStride + c] = src[r * srcStride + c];
+}
+// out [cols, rows] = in [rows, cols]ᵀ, through 32×32 shared-memory tiles so reads and writes coalesce.
+extern "C" __global__ void transpose2d(const T* in, T* out, int rows, int cols) {
+  __shared__ T tile[32][33];
+  int c = blockIdx.x * 32 + threadIdx.x;
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    int r = blockIdx.y * 32 + j;
+    if (r < rows && c < cols) tile[j][threadIdx.x] = in[(long long)r * cols + c];
+  }
+  __syncthreads();
+  int r2 = blockIdx.y * 32 + threadIdx.x;
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    int c2 = blockIdx.x * 32 + j;
+    if (c2 < cols && r2 < rows) out[(long long)c2 * rows + r2] = tile[threadIdx.x][j];
+  }
+}
+`,
+};

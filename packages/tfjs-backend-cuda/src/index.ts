@@ -1,0 +1,13 @@
+// @virnucpro/tfjs-backend-cuda: importing this module registers the tfjs backend 'cuda' and its kernels.
+import './register.js';
+
+export { setCudaBackendOptions } from './register.js';
+export { CudaBackend, type CudaBackendOptions, type CudaBackendDescription, type TensorData } from './backend-cuda.js';
+export { type KernelTime } from './kernel-profiler.js';
+export { CudaOutOfMemoryError } from './caching-allocator.js';
+export { CudaError, type DeviceInfo } from './cuda-driver.js';
+export { NvrtcError } from './nvrtc.js';
+export { findCudaLibraries, CudaLibrariesNotFoundError, type CudaLibraries, type DiscoveryOptions } from './library-discovery.js';
+export { KernelCache, defaultKernelCacheDir } from './kernel-cache.js';
+export { probeCuda, type CudaProbe } from './probe.js';
+export { type Precision, precisions, isPrecision } from './precision.js';

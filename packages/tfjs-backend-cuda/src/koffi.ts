@@ -1,0 +1,23 @@
+// koffi is CommonJS; this is its one import site, typed with the few calls the bindings use.
+import { createRequire } from 'node:module';
+
+export interface KoffiLibrary {
+  func(prototype: string): (...args: unknown[]) => unknown;
+}
+
+export interface Koffi {
+  load(path: string): KoffiLibrary;
+  /** Address of a Buffer's or typed array's memory (stable: V8 never moves an ArrayBuffer's backing store). */
+  address(value: unknown): bigint;
+  /** An ArrayBuffer over unmanaged memory (no copy). */
+  view(pointer: bigint | number, length: number): ArrayBuffer;
+  decode(pointer: unknown, type: string, length?: number): unknown;
+}
+
+let loaded: Koffi | undefined;
+
+/** Loads koffi on first use, so importing the backend never fails on a machine without its native addon. */
+export function koffi(): Koffi {
+  loaded ??= createRequire(import.meta.url)('koffi') as Koffi;
+  return loaded;
+}

@@ -1,0 +1,24 @@
+// Precision modes of the backend. tfjs knows only 'float32'; the backend stores every float32 tensor in the
+// storage type of its precision (weights are converted once, when they are written), and its kernels
+// accumulate in fp32 (GEMMs, layer norm, softmax, means) whatever the storage.
+export type Precision = 'fp32' | 'fp16' | 'bf16';
+export type StorageType = 'f32' | 'f16' | 'bf16' | 'i32';
+
+export const precisions: readonly Precision[] = ['fp32', 'fp16', 'bf16'];
+
+export function isPrecision(value: string): value is Precision {
+  return (precisions as readonly string[]).includes(value);
+}
+
+export function floatStorage(precision: Precision): StorageType {
+  return precision === 'fp32' ? 'f32' : precision === 'fp16' ? 'f16' : 'bf16';
+}
+
+export function bytesPerElement(storage: StorageType): number {
+  return storage === 'f16' || storage === 'bf16' ? 2 : 4;
+}
+
+/** The preprocessor define that selects the storage type T in the CUDA sources (see cuda/prelude.ts). */
+export function storageDefine(storage: StorageType): string {
+  return storage === 'f16' ? '-DVNP_F16' : storage === 'bf16' ? '-DVNP_BF16' : '-DVNP_F32';
+}
