@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds .bundle/ for the GPU machine (no Node.js, no registry there): each entry point bundled with esbuild into
-# one ESM file, plus the native Dawn addon of the `webgpu` package and tfjs' wasm binaries.
+# one ESM file, plus the native Dawn addon of the `webgpu` package, koffi (the cuda backend's FFI, kept outside
+# the bundle: it finds its native addon relative to its own files; linux_x64 only) and tfjs' wasm binaries.
 # Usage: bash tools/device/bundle.sh ENTRY.(ts|mjs) [ENTRY ...]   (from the repo root; run pack.sh once for .device/)
 # On the device: source .device/on-device.sh && source tools/device/unpack-bundle.sh && node .bundle/<name>.mjs ...
 set -euo pipefail
@@ -9,11 +10,14 @@ rm -rf "$out"; mkdir -p "$out/node_modules/webgpu/dist/linux-x64" "$out/wasm"
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json "$out/node_modules/webgpu/"
 # dawn.node is 21 MB; xz brings it to ~5 MB so bundle + .device + the tree stay under the 64 MiB that travels.
 xz -T2 -6 -c node_modules/webgpu/dist/linux-x64/dawn.node > "$out/dawn.node.xz"
+mkdir -p "$out/node_modules/koffi" "$out/node_modules/@koromix/koffi-linux-x64"
+cp -r node_modules/koffi/{package.json,index.js,index.cjs,src,lib} "$out/node_modules/koffi/"
+cp -r node_modules/@koromix/koffi-linux-x64/{package.json,index.js,linux_x64} "$out/node_modules/@koromix/koffi-linux-x64/"
 [ -n "${WITH_WASM:-}" ] && cp node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm "$out/wasm/"  # wasm binaries only on request (size)
 # __dirname/__filename (tfjs-backend-wasm needs them) go on globalThis so bundled modules that declare their own
 # do not clash. One esbuild call with code splitting: the entries share tfjs and our packages as common chunks.
 npx esbuild "$@" --bundle --splitting --platform=node --format=esm --minify-whitespace --minify-syntax --target=node20 \
-  --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \
+  --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:koffi --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \
   --banner:js="import { createRequire as __cr } from 'module'; import { fileURLToPath as __fu } from 'url'; import { dirname as __dn } from 'path'; const require = __cr(import.meta.url); globalThis.__filename ??= __fu(import.meta.url); globalThis.__dirname ??= __dn(globalThis.__filename);" \
   --entry-names=[name] --out-extension:.js=.mjs --outdir="$out" --log-level=warning
 du -sh "$out"

@@ -1,4 +1,4 @@
-export { type BackendName, backendNames, isBackendName } from './backend-name.js';
+export { type BackendName, backendNames, isBackendName, type Precision, precisionNames } from './backend-name.js';
 export { initBackend, type InitBackendOptions, type BackendAttempt } from './init-backend.js';
 export { resolveWasmDir, wasmDirEnvVar } from './wasm-paths.js';
 export { gpuApiAvailable, installNodeWebGpu, dawnFlagsFromEnv, dawnFlagsEnvVar } from './webgpu-setup.js';

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { BackendName } from './backend-name.js';
+import type { BackendName, Precision } from './backend-name.js';
 import { resolveWasmDir } from './wasm-paths.js';
 import { gpuApiAvailable, installNodeWebGpu } from './webgpu-setup.js';
 
@@ -17,7 +17,22 @@ export interface InitBackendOptions {
   tensorflowModules?: string[];
   /** Called for every backend tried, so callers can log why auto selection skipped one. */
   onAttempt?: (attempt: BackendAttempt) => void;
+  /** Precision on `cuda` (default fp16); other backends always compute in fp32. */
+  precision?: Precision;
+  /** Module of the `cuda` backend (tests override this). */
+  cudaModule?: string;
 }
+
+/**
+ * What @virnucpro/tfjs-backend-cuda publishes on import under this global key. It depends on this package
+ * (for the kernel names), so this package reaches it by name at run time rather than by a static import;
+ * a bundle that imports it up front is found the same way.
+ */
+interface CudaBackendApi {
+  probeCuda(): { ok: true } | { ok: false; reason: string };
+  setCudaBackendOptions(options: { precision?: Precision }): void;
+}
+const cudaApiKey = Symbol.for('@virnucpro/tfjs-backend-cuda');
 
 const defaultTensorflowModules = ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node'];
 
@@ -45,6 +60,16 @@ async function loadWebGpu(_options: InitBackendOptions, auto = false): Promise<v
   await import('@tensorflow/tfjs-backend-webgpu');
 }
 
+async function loadCuda(options: InitBackendOptions): Promise<void> {
+  const registry = globalThis as { [cudaApiKey]?: CudaBackendApi };
+  if (!registry[cudaApiKey]) await import(options.cudaModule ?? '@virnucpro/tfjs-backend-cuda');
+  const api = registry[cudaApiKey];
+  if (!api) throw new Error('@virnucpro/tfjs-backend-cuda loaded but did not register the cuda backend');
+  const probe = api.probeCuda();
+  if (!probe.ok) throw new Error(probe.reason.replace(/\n/g, ' '));
+  api.setCudaBackendOptions({ precision: options.precision ?? 'fp16' });
+}
+
 async function loadWasm(options: InitBackendOptions): Promise<void> {
   const imported = await import('@tensorflow/tfjs-backend-wasm');
   // A bundler may hand the CommonJS build over as { default: exports } (esbuild with code splitting).
@@ -60,13 +85,14 @@ async function loadCpu(): Promise<void> {
 }
 
 const loaders: Record<BackendName, (options: InitBackendOptions, auto: boolean) => Promise<void>> = {
+  cuda: loadCuda,
   tensorflow: loadTensorflow,
   webgpu: loadWebGpu,
   wasm: loadWasm,
   cpu: loadCpu,
 };
 
-const autoOrder: BackendName[] = ['tensorflow', 'webgpu', 'wasm', 'cpu'];
+const autoOrder: BackendName[] = ['cuda', 'tensorflow', 'webgpu', 'wasm', 'cpu'];
 
 async function tryBackend(name: BackendName, options: InitBackendOptions, auto: boolean): Promise<string | undefined> {
   try {
@@ -82,7 +108,8 @@ async function tryBackend(name: BackendName, options: InitBackendOptions, auto: 
 }
 
 /**
- * Selects and initialises a tfjs backend. `auto` tries tensorflow (tfjs-node-gpu, then tfjs-node),
+ * Selects and initialises a tfjs backend. `auto` tries cuda (an NVIDIA GPU with the CUDA libraries), then
+ * tensorflow (tfjs-node-gpu, then tfjs-node),
  * then webgpu (if an adapter exists), then wasm, then cpu, and returns the first that works.
  * A named backend that cannot start throws an error saying why.
  */

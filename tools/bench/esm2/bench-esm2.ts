@@ -1,26 +1,39 @@
 // ESM-2 throughput (tokens/s) with random weights at a released size, on packed batches of about
-// --token-budget tokens. Prints one JSON object. Runs from source here and bundled on the GPU machine:
+// --token-budget tokens, for one or more protein length sets after one model setup. Prints one JSON object.
+// Runs from source here and bundled on the GPU machine:
 //   bash tools/device/bundle.sh tools/bench/esm2/bench-esm2.ts
-//   node .bundle/bench-esm2.mjs --backend webgpu --size 3B
-// Options: --backend cpu|wasm|webgpu|tensorflow|auto  --size 8M|35M|150M|650M|3B|15B
-//   --token-budget N (default 4096)  --sequences N (default 64)  --lengths 101,167 (protein lengths:
-//   VirNucPro's 300/500 bp chunks give ≤ 100/166 residues + BOS/EOS)  --warmup N (batches, default 1)
+//   node .bundle/bench-esm2.mjs --backend cuda --precision fp16 --size 3B --length-sets 50:99:165 --budgets 8192,16384
+// Options: --backend cpu|wasm|webgpu|tensorflow|cuda|auto  --precision fp32|fp16|bf16 (cuda)  --size 8M|…|3B|15B
+//   --budgets N[,N…] (token budgets, default 4096)  --sequences N (per set, default 64)
+//   --length-sets A[,B…][:C…] (residues per protein, cycled within a set; sets separated by ':'. 50 = frames of
+//   150-bp reads, 99/165 = VirNucPro's 300/500-bp chunks; tokens = residues + 2)  --warmup N (batches, default 1)
+//   --means-out FILE  (float32 means of 32 fixed proteins of 52/101/167 tokens)  --means-ref FILE (cosine against them)
+//   --profile (cuda: GPU time per kernel over one batch of the first set at the first budget)
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
-import { initBackend, type BackendName } from '@virnucpro/ops';
+// Registers the cuda backend (a bundle cannot load it by name at run time).
+import '@virnucpro/tfjs-backend-cuda';
+import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
 import { packArray } from '@virnucpro/packer';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
   options: {
     backend: { type: 'string', default: 'auto' },
+    precision: { type: 'string' },
     size: { type: 'string', default: '8M' },
+    budgets: { type: 'string' },
     'token-budget': { type: 'string', default: '4096' },
     sequences: { type: 'string', default: '64' },
+    'length-sets': { type: 'string' },
     lengths: { type: 'string', default: '99,165' },
     warmup: { type: 'string', default: '1' },
+    'means-out': { type: 'string' },
+    'means-ref': { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 
@@ -29,52 +42,107 @@ if (!archName) throw new Error(`--size ${args.size}: expected one of 8M, 35M, 15
 const arch = esm2Architectures[archName];
 const config: Esm2Config = { ...esm2Defaults, ...arch, ffnDim: 4 * arch.embedDim, name: `${archName} (random weights)` };
 
-const backend = await initBackend(args.backend as BackendName | 'auto');
+const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});
 const t0 = performance.now();
 const model = new Esm2Model(config, randomEsm2Weights(config));
-await model.meanEmbeddings([tokenizeProtein('MKV')]); // materialise weights, compile shaders
+await model.meanEmbeddings([tokenizeProtein('MKV')]); // materialise weights, compile kernels/shaders
 const setupSeconds = (performance.now() - t0) / 1000;
-
-const budget = Number(args['token-budget']);
-const tokens = randomProteins(Number(args.sequences), args.lengths!.split(',').map(Number)).map((s) => tokenizeProtein(s));
-const batches = packArray(tokens.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
-  b.items.map((item) => item.value),
-);
-const warmup = Math.min(Number(args.warmup), batches.length - 1);
-for (const b of batches.slice(0, warmup)) await model.meanEmbeddings(b);
-const timed = batches.slice(warmup);
-const start = performance.now();
-let tokenCount = 0;
-let sequences = 0;
-const perBatch: number[] = [];
-for (const b of timed) {
-  const bs = performance.now();
-  await model.meanEmbeddings(b);
-  perBatch.push(+((performance.now() - bs) / 1000).toFixed(3));
-  tokenCount += b.reduce((a, t) => a + t.length, 0);
-  sequences += b.length;
-}
-const seconds = (performance.now() - start) / 1000;
 const parameters = esm2Parameters(config);
+// Dense fp16/bf16 tensor-core peak of the GPU, for MFU (H100/H200 SXM: 989.4 TFLOP/s).
+const peakTflops = 989.4;
+
+const budgets = (args.budgets ?? args['token-budget']!).split(',').map(Number);
+const sets = (args['length-sets'] ?? args.lengths!).split(':').map((s) => s.split(',').map(Number));
+const runs = [];
+for (const lengths of sets) {
+  const tokens = randomProteins(Number(args.sequences), lengths).map((s) => tokenizeProtein(s));
+  for (const budget of budgets) {
+    const batches = packArray(tokens.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
+      b.items.map((item) => item.value),
+    );
+    const warmup = Math.min(Number(args.warmup), batches.length - 1);
+    for (const b of batches.slice(0, warmup)) await model.meanEmbeddings(b);
+    const timed = batches.slice(warmup);
+    const start = performance.now();
+    let tokenCount = 0;
+    let attentionFlop = 0;
+    for (const b of timed) {
+      await model.meanEmbeddings(b);
+      for (const t of b) {
+        tokenCount += t.length;
+        attentionFlop += 4 * t.length * t.length * config.embedDim * config.numLayers; // q·kᵀ and p·v
+      }
+    }
+    const seconds = (performance.now() - start) / 1000;
+    const tflops = (2 * parameters * tokenCount + attentionFlop) / seconds / 1e12;
+    runs.push({
+      residues: lengths,
+      tokenBudget: budget,
+      batches: timed.length,
+      tokens: tokenCount,
+      seconds: +seconds.toFixed(3),
+      tokensPerSecond: Math.round(tokenCount / seconds),
+      tflops: +tflops.toFixed(1),
+      mfu: +(tflops / peakTflops).toFixed(3),
+    });
+    console.error(JSON.stringify(runs[runs.length - 1]));
+  }
+}
+
+let meansCheck: { minCosine: number; proteins: number } | undefined;
+if (args['means-out'] || args['means-ref']) {
+  const probe = randomProteins(32, [50, 99, 165], 99).map((s) => tokenizeProtein(s));
+  const means = await model.meanEmbeddings(probe);
+  const flat = new Float32Array(means.length * model.dim);
+  means.forEach((m, i) => flat.set(m, i * model.dim));
+  if (args['means-out']) writeFileSync(args['means-out'], Buffer.from(flat.buffer));
+  if (args['means-ref']) {
+    const ref = new Float32Array(new Uint8Array(readFileSync(args['means-ref'])).buffer);
+    let minCosine = 1;
+    means.forEach((m, i) => {
+      let dot = 0, na = 0, nb = 0;
+      for (let j = 0; j < m.length; j++) {
+        const r = ref[i * model.dim + j];
+        dot += m[j] * r; na += m[j] * m[j]; nb += r * r;
+      }
+      minCosine = Math.min(minCosine, dot / Math.sqrt(na * nb));
+    });
+    meansCheck = { minCosine, proteins: means.length };
+  }
+}
+
+// Per-kernel GPU time of one forward pass (one packed batch), next to that batch's wall time unprofiled.
+interface Profiling { startProfile(): void; stopProfile(): { kernel: string; launches: number; ms: number; share: number }[] }
+let profile: object | undefined;
+if (args.profile) {
+  const active = tf.backend() as unknown as Partial<Profiling>;
+  if (!active.startProfile) throw new Error(`--profile needs the cuda backend, not ${backend}`);
+  const tokens = randomProteins(4 * budgets[0], sets[0], 5).map((s) => tokenizeProtein(s));
+  const [batch] = packArray(tokens.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budgets[0] }).map((b) => b.items.map((i) => i.value));
+  const wallStart = performance.now();
+  await model.meanEmbeddings(batch);
+  const wallMs = performance.now() - wallStart;
+  active.startProfile();
+  await model.meanEmbeddings(batch);
+  const kernels = active.stopProfile!();
+  const gpuMs = kernels.reduce((a, k) => a + k.ms, 0);
+  profile = { proteins: batch.length, tokens: batch.reduce((a, t) => a + t.length, 0), wallMs: +wallMs.toFixed(2), gpuMs: +gpuMs.toFixed(2), kernels };
+}
+
+const best = runs.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a), runs[0]);
 const result = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
   backend,
+  precision: args.precision ?? (backend === 'cuda' ? 'fp16' : 'fp32'),
   model: archName,
   parameters,
   setupSeconds: +setupSeconds.toFixed(2),
-  tokenBudget: budget,
-  batches: timed.length,
-  warmupBatches: warmup,
-  sequences,
-  tokens: tokenCount,
-  seconds: +seconds.toFixed(3),
-  perBatchSeconds: perBatch,
-  tokensPerSecond: Math.round(tokenCount / seconds),
-  sequencesPerSecond: +(sequences / seconds).toFixed(2),
-  // 2 FLOP per parameter per token for the matmuls; attention adds a little on top.
-  approxTflops: +((2 * parameters * tokenCount) / seconds / 1e12).toFixed(2),
-  tensorBytes: tf.memory().numBytes,
+  runs,
+  tokensPerSecond: best.tokensPerSecond,
+  ...(meansCheck ? { meansCheck } : {}),
+  ...(profile ? { profile } : {}),
+  memory: tf.memory(),
 };
 model.dispose();
 console.log(JSON.stringify(result, null, 1));

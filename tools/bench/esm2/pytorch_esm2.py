@@ -2,7 +2,9 @@
 
 transformers' EsmModel in fp16 with SDPA attention, batches of real VirNucPro-like protein lengths
 (padded per batch, as the original tool batches), tokens/s counted on real tokens only. Prints JSON.
-  python3 tools/bench/esm2/pytorch_esm2.py --size 3B --token-budget 4096 --sequences 512
+  python3 tools/bench/esm2/pytorch_esm2.py --size 3B --token-budgets 4096,8192,16384,32768 --length-sets 52:101:167
+Each length set (tokens incl. BOS/EOS, cycled; sets separated by ':') is sorted by length and run at every budget
+after one model load; the JSON lists every run and the best budget per set.
 """
 import argparse, json, time, datetime
 import torch
@@ -12,6 +14,8 @@ SIZES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20), "650M"
 p = argparse.ArgumentParser()
 p.add_argument("--size", default="3B")
 p.add_argument("--token-budget", type=int, default=4096)
+p.add_argument("--token-budgets", default=None)
+p.add_argument("--length-sets", default=None)
 p.add_argument("--sequences", type=int, default=512)
 p.add_argument("--lengths", default="101,167")  # tokens incl. BOS/EOS, as bench-esm2.ts (99/165 residues)
 p.add_argument("--dtype", default="float16")
@@ -26,16 +30,16 @@ except TypeError:
     config._attn_implementation = "sdpa"
     model = EsmModel(config, add_pooling_layer=False)
 model = model.to("cuda", dtype).eval()
-lengths = [int(x) for x in args.lengths.split(",")]
-seq_lens = [lengths[i % len(lengths)] for i in range(args.sequences)]
 g = torch.Generator().manual_seed(7)
-# batches in input order, as many sequences as fit the budget counted with padding (max length × count)
-batches, cur = [], []
-for n in seq_lens:
-    if cur and max(cur + [n]) * (len(cur) + 1) > args.token_budget:
-        batches.append(cur); cur = []
-    cur.append(n)
-if cur: batches.append(cur)
+def batches_for(seq_lens, budget):
+    """Sequences sorted by length, as many per padded batch as fit the budget (max length × count)."""
+    batches, cur = [], []
+    for n in sorted(seq_lens):
+        if cur and max(cur + [n]) * (len(cur) + 1) > budget:
+            batches.append(cur); cur = []
+        cur.append(n)
+    if cur: batches.append(cur)
+    return batches
 def make(batch):
     T = max(batch)
     ids = torch.full((len(batch), T), 1, dtype=torch.long)
@@ -45,21 +49,33 @@ def make(batch):
         ids[i, 1:n - 1] = torch.randint(4, 24, (n - 2,), generator=g)
         mask[i, :n] = 1
     return ids.cuda(), mask.cuda()
-data = [make(b) for b in batches]
-with torch.inference_mode():
-    for ids, mask in data[:2]:
-        model(input_ids=ids, attention_mask=mask)
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for ids, mask in data:
-        h = model(input_ids=ids, attention_mask=mask).last_hidden_state
-        m = mask.unsqueeze(-1).to(h.dtype)
-        (h * m).sum(1) / m.sum(1)
-    torch.cuda.synchronize()
-    sec = time.perf_counter() - t0
-real = sum(seq_lens)
-padded = sum(max(b) * len(b) for b in batches)
+def run(seq_lens, budget):
+    batches = batches_for(seq_lens, budget)
+    data = [make(b) for b in batches]
+    with torch.inference_mode():
+        for ids, mask in data[:2]:
+            model(input_ids=ids, attention_mask=mask)
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for ids, mask in data:
+            h = model(input_ids=ids, attention_mask=mask).last_hidden_state
+            m = mask.unsqueeze(-1).to(h.dtype)
+            (h * m).sum(1) / m.sum(1)
+        torch.cuda.synchronize()
+        sec = time.perf_counter() - t0
+    real = sum(seq_lens)
+    return {"lengths": sorted(set(seq_lens)), "tokenBudget": budget, "batches": len(batches), "realTokens": real,
+            "paddedTokens": sum(max(b) * len(b) for b in batches), "seconds": round(sec, 3), "tokensPerSecond": round(real / sec)}
+budgets = [int(x) for x in (args.token_budgets or str(args.token_budget)).split(",")]
+sets = [[int(x) for x in s.split(",")] for s in (args.length_sets or args.lengths).split(":")]
+runs = []
+for lengths in sets:
+    seq_lens = [lengths[i % len(lengths)] for i in range(args.sequences)]
+    for budget in budgets:
+        runs.append(run(seq_lens, budget))
+        print(json.dumps(runs[-1]), file=__import__("sys").stderr)
+best = {",".join(map(str, l)): max((r for r in runs if r["lengths"] == sorted(set(l))), key=lambda r: r["tokensPerSecond"]) for l in sets}
 print(json.dumps({"date": datetime.datetime.utcnow().isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
-                  "size": args.size, "dtype": args.dtype, "attention": "sdpa", "sequences": args.sequences, "batches": len(batches),
-                  "realTokens": real, "paddedTokens": padded, "seconds": round(sec, 3), "tokensPerSecond": round(real / sec),
+                  "size": args.size, "dtype": args.dtype, "attention": "sdpa", "sequences": args.sequences, "runs": runs, "best": best,
+                  "tokensPerSecond": max(r["tokensPerSecond"] for r in runs),
                   "parameters": sum(p.numel() for p in model.parameters())}))
