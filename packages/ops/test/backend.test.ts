@@ -6,16 +6,20 @@ import { join } from 'node:path';
 import { gpuApiAvailable, initBackend, resolveWasmDir, type BackendAttempt } from '../src/index.js';
 
 describe('initBackend', () => {
-  it('auto falls back past an unloadable tensorflow backend and an absent GPU to a working backend', async () => {
+  it('auto falls back past an absent CUDA GPU, an unloadable tensorflow backend and an absent GPU to a working backend', async () => {
     const attempts: BackendAttempt[] = [];
     const chosen = await initBackend('auto', {
       tensorflowModules: ['@tensorflow/tfjs-node-gpu', '@tensorflow/tfjs-node', 'virnucpro-no-such-module'],
       onAttempt: (a) => attempts.push(a),
     });
-    // No libtensorflow here: the first attempt must fail with a reason naming every module tried.
-    expect(attempts[0].backend).toBe('tensorflow');
+    // No NVIDIA GPU or CUDA libraries here: cuda is tried first and skipped with a reason saying what is missing.
+    expect(attempts[0].backend).toBe('cuda');
     expect(attempts[0].ok).toBe(false);
-    expect(attempts[0].reason).toMatch(/tfjs-node-gpu.*tfjs-node.*virnucpro-no-such-module/);
+    expect(attempts[0].reason).toMatch(/CUDA libraries not found|CUDA driver|the CUDA driver sees no GPU/);
+    // No libtensorflow here: the next attempt must fail with a reason naming every module tried.
+    expect(attempts[1].backend).toBe('tensorflow');
+    expect(attempts[1].ok).toBe(false);
+    expect(attempts[1].reason).toMatch(/tfjs-node-gpu.*tfjs-node.*virnucpro-no-such-module/);
     expect(attempts.at(-1)).toEqual({ backend: chosen, ok: true });
     expect(['webgpu', 'wasm', 'cpu']).toContain(chosen);
     expect(tf.getBackend()).toBe(chosen);
