@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { DeviceSelectionError } from './errors.js';
 
 export interface CudaDevice {
   /** Index as nvidia-smi reports it (PCI bus order). */
@@ -40,4 +41,42 @@ export function filterVisible(devices: CudaDevice[], visible: string | undefined
   if (visible === undefined) return devices;
   const wanted = visible.split(',').map((entry) => entry.trim()).filter(Boolean);
   return wanted.flatMap((entry) => devices.filter((d) => String(d.index) === entry || d.uuid === entry || d.uuid.startsWith(entry)));
+}
+
+/** A GPU as the CUDA driver numbers it (the `cuda` backend's view). */
+export interface CudaDriverDevice {
+  /** Driver ordinal: nvidia-smi's number, or the position in CUDA_VISIBLE_DEVICES when the parent has one. */
+  ordinal: number;
+  name: string;
+}
+
+/**
+ * The GPUs the `cuda` backend can use, from @virnucpro/tfjs-backend-cuda's probeCuda(): it finds the CUDA
+ * libraries and asks the driver, without creating a tfjs backend (or a CUDA context) in this process. No
+ * GPU, driver or libraries: a DeviceSelectionError with the probe's reason (what was looked for, and where).
+ */
+export async function listCudaDriverDevices(): Promise<CudaDriverDevice[]> {
+  // The driver numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID. Workers are pinned in
+  // PCI order (cudaWorkerEnv), so count in that order too: nvidia-smi's numbers. The driver reads the
+  // variable when this process first initialises it, which is here.
+  process.env.CUDA_DEVICE_ORDER ||= 'PCI_BUS_ID';
+  const { probeCuda } = await import('@virnucpro/tfjs-backend-cuda');
+  const probe = probeCuda();
+  if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
+  return probe.devices.map((d) => ({ ordinal: d.ordinal, name: d.name }));
+}
+
+/**
+ * The environment of a `cuda` worker pinned to driver ordinal `ordinal` of this (parent) process: that GPU
+ * alone in CUDA_VISIBLE_DEVICES, so the worker's backend sees it as its device 0. A parent that already has
+ * CUDA_VISIBLE_DEVICES numbers only those GPUs, so the worker gets that list's entry (an index or a UUID);
+ * the device order is the parent's (PCI bus order unless it says otherwise).
+ */
+export function cudaWorkerEnv(ordinal: number, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const visible = env.CUDA_VISIBLE_DEVICES?.split(',').map((entry) => entry.trim());
+  const entry = visible ? visible[ordinal] : String(ordinal);
+  if (entry === undefined || entry === '') {
+    throw new DeviceSelectionError(`CUDA device ${ordinal} is not in CUDA_VISIBLE_DEVICES=${env.CUDA_VISIBLE_DEVICES}`);
+  }
+  return { CUDA_VISIBLE_DEVICES: entry, CUDA_DEVICE_ORDER: env.CUDA_DEVICE_ORDER || 'PCI_BUS_ID' };
 }

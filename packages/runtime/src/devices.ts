@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { DeviceSelectionError } from './errors.js';
-import { listCudaDevices, type CudaDevice } from './cuda-devices.js';
+import { cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
 import { isolationUnavailable } from './device-isolation.js';
 import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
@@ -14,7 +14,12 @@ export interface DeviceSelection {
   workers?: number;
   /** Injected for tests and for callers that already know the hardware. */
   discover?: {
+    /** GPUs for `tensorflow` (nvidia-smi). */
     cuda?: () => Promise<CudaDevice[]>;
+    /** GPUs for `cuda` (the CUDA driver, through @virnucpro/tfjs-backend-cuda's probeCuda). */
+    cudaDriver?: () => Promise<CudaDriverDevice[]>;
+    /** The environment the pool's workers inherit (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER); default process.env. */
+    env?: NodeJS.ProcessEnv;
     webgpu?: () => Promise<WebGpuAdapter[]>;
     nvidiaNodes?: () => Promise<NvidiaDeviceNode[]>;
     /** Why GPUs cannot be hidden from a worker here (undefined: they can). */
@@ -48,6 +53,18 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
       // the number the user typed is the GPU nvidia-smi shows under that number.
       const env = { CUDA_VISIBLE_DEVICES: String(device.index), CUDA_DEVICE_ORDER: 'PCI_BUS_ID' };
       return replicate(workers, { label: `cuda:${index}`, kind: 'cuda' as const, id: index, name: device.name, env });
+    });
+  }
+
+  if (backend === 'cuda') {
+    // One worker per driver ordinal, each started with CUDA_VISIBLE_DEVICES naming that GPU alone, so its
+    // backend sees exactly one device (ordinal 0). No mount namespace: CUDA honours the variable itself.
+    const found = await (selection.discover?.cudaDriver ?? listCudaDriverDevices)();
+    const chosen = pick(found.map((d) => d.ordinal), selection.devices, 'CUDA', found.map((d) => `${d.ordinal} (${d.name})`));
+    return chosen.flatMap((ordinal) => {
+      const device = found.find((d) => d.ordinal === ordinal)!;
+      const env = cudaWorkerEnv(ordinal, selection.discover?.env ?? process.env);
+      return replicate(workers, { label: `cuda:${ordinal}`, kind: 'cuda' as const, id: ordinal, name: device.name, env });
     });
   }
 

@@ -1,5 +1,7 @@
-/** Compute backends a worker can be asked to run on (same names as `@virnucpro/ops`). */
-export type BackendName = 'cpu' | 'wasm' | 'webgpu' | 'tensorflow';
+import type { BackendName, Precision } from '@virnucpro/ops';
+
+/** Compute backends a worker can be asked to run on: `@virnucpro/ops`' names (one list for every package). */
+export type { BackendName, Precision };
 
 /**
  * Where a model plugin lives. The worker process resolves `module` with a dynamic `import()`
@@ -36,6 +38,8 @@ export interface DeviceInfo {
 export interface WorkerContext {
   device: DeviceInfo;
   backend: BackendName;
+  /** Float precision asked for (`cuda` only; undefined = the backend's default). */
+  precision?: Precision;
   /** Index of the worker slot in the pool (stays the same across restarts). */
   workerIndex: number;
 }
@@ -46,6 +50,17 @@ export interface WorkerModel<I> {
   tokenCount(item: I): number;
   /** One vector of length `dim` per item, in the order of `items`. */
   embed(items: I[]): Promise<Float32Array[]>;
+  /**
+   * What the model runs on (backend, precision, GPU, library versions…), sent to the parent once the model
+   * has loaded; shows up as `info` in the pool's telemetry. Must survive structured cloning.
+   */
+  describe?(): Record<string, unknown>;
+  /**
+   * Counters of this model instance since it loaded (e.g. batches split after running out of GPU memory).
+   * The worker reports their growth with every batch; the pool sums them per slot across restarts
+   * (telemetry `counters`).
+   */
+  counters?(): Record<string, number>;
   dispose?(): void;
 }
 

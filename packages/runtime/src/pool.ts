@@ -4,7 +4,7 @@ import type { PackItem, PackedBatch } from '@virnucpro/packer';
 import { resolveDevices, type DeviceSelection } from './devices.js';
 import { PoisonItemError, WorkerPoolError } from './errors.js';
 import type { FromWorker } from './protocol.js';
-import type { BackendName, DeviceInfo, WorkerPluginSpec } from './plugin.js';
+import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
 import type { PoolEvent } from './pool-events.js';
 import { WorkerSlot, type WorkerTelemetry } from './worker-slot.js';
 import type { CreditGate } from './credit-gate.js';
@@ -15,6 +15,8 @@ export const defaultWorkerEntry = fileURLToPath(new URL('../worker/worker-entry.
 export interface PoolOptions {
   model: WorkerPluginSpec;
   backend: BackendName;
+  /** Float precision for the workers' backend (`cuda` only; passed to the factory as `ctx.precision`). */
+  precision?: Precision;
   /** GPU numbers (`--devices 0,2`); GPU backends only. */
   devices?: number[];
   /** CPU backends: number of worker processes; GPU backends: workers per device. */
@@ -122,6 +124,7 @@ class Pool<I> implements WorkerPool<I> {
       entry: options.workerEntry ?? defaultWorkerEntry,
       spec: options.model,
       backend: options.backend,
+      ...(options.precision ? { precision: options.precision } : {}),
       heartbeatIntervalMs: this.heartbeatIntervalMs,
       env: options.env ?? {},
       execArgv: options.execArgv ?? [],
@@ -248,6 +251,8 @@ class Pool<I> implements WorkerPool<I> {
 
   private onMessage(slot: WorkerSlot, message: FromWorker): void {
     if (message.type !== 'result' && message.type !== 'failed') return;
+    // Counted even for a batch no longer ours (e.g. one requeued after a timeout): the work happened.
+    slot.addModelCounters(message.counters);
     const entry = this.inFlight.get(message.batchId);
     if (!entry || entry.slot !== slot) return;
     this.inFlight.delete(message.batchId);

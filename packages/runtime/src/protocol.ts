@@ -1,6 +1,6 @@
 // Messages between the pool (parent) and a worker process (child). The child side is
 // implemented in ../worker/worker-entry.mjs (plain JS so it runs without a build).
-import type { BackendName, DeviceInfo, WorkerPluginSpec } from './plugin.js';
+import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
 
 export type ToWorker =
   | {
@@ -8,6 +8,7 @@ export type ToWorker =
       spec: WorkerPluginSpec;
       device: DeviceInfo;
       backend: BackendName;
+      precision?: Precision;
       workerIndex: number;
       heartbeatIntervalMs: number;
     }
@@ -15,10 +16,14 @@ export type ToWorker =
   | { type: 'shutdown' };
 
 export type FromWorker =
-  | { type: 'ready'; dim: number; pid: number; env: Record<string, string | undefined> }
+  /** `info`: the model's describe(), if it has one. */
+  | { type: 'ready'; dim: number; pid: number; env: Record<string, string | undefined>; info?: Record<string, unknown> }
   | { type: 'init-error'; message: string; stack?: string }
   | { type: 'heartbeat' }
   | { type: 'started'; batchId: number }
-  /** `vectors` holds items.length × dim floats, row-major. */
-  | { type: 'result'; batchId: number; vectors: Float32Array; seconds: number }
-  | { type: 'failed'; batchId: number; message: string };
+  /**
+   * `vectors` holds items.length × dim floats, row-major. `counters`: how much the model's counters() grew
+   * while this batch ran (absent when the model has none).
+   */
+  | { type: 'result'; batchId: number; vectors: Float32Array; seconds: number; counters?: Record<string, number> }
+  | { type: 'failed'; batchId: number; message: string; counters?: Record<string, number> };

@@ -1,7 +1,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { isolatedCommand } from './device-isolation.js';
 import type { FromWorker, ToWorker } from './protocol.js';
-import type { BackendName, DeviceInfo, WorkerPluginSpec } from './plugin.js';
+import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
 
 /** Counters of one worker slot, summed over all its incarnations. */
 export interface WorkerTelemetry {
@@ -18,6 +18,10 @@ export interface WorkerTelemetry {
   /** Batches that failed or were lost with a crash on this slot. */
   failures: number;
   inFlight: number;
+  /** The model's own counters (WorkerModel.counters), summed over every process of this slot. */
+  counters: Record<string, number>;
+  /** What the model said it runs on (WorkerModel.describe) when it last loaded. */
+  info?: Record<string, unknown>;
 }
 
 export interface SlotHooks {
@@ -31,6 +35,7 @@ export interface SlotConfig {
   entry: string;
   spec: WorkerPluginSpec;
   backend: BackendName;
+  precision?: Precision;
   heartbeatIntervalMs: number;
   env: Record<string, string>;
   execArgv: string[];
@@ -52,6 +57,9 @@ export class WorkerSlot {
   currentStartedAt = 0;
   consecutiveFailures = 0;
   readonly counters = { batches: 0, items: 0, tokens: 0, seconds: 0, restarts: 0, failures: 0 };
+  /** Sums of what the model's counters grew by, as reported with each batch. */
+  readonly modelCounters: Record<string, number> = {};
+  info: Record<string, unknown> | undefined;
   private killReason: string | null = null;
   private initError: string | null = null;
 
@@ -102,6 +110,7 @@ export class WorkerSlot {
       spec: this.config.spec,
       device: this.device,
       backend: this.config.backend,
+      ...(this.config.precision ? { precision: this.config.precision } : {}),
       workerIndex: this.index,
       heartbeatIntervalMs: this.config.heartbeatIntervalMs,
     });
@@ -131,7 +140,23 @@ export class WorkerSlot {
   }
 
   telemetry(inFlight: number): WorkerTelemetry {
-    return { worker: this.index, device: this.device.label, pid: this.pid, state: this.state, ...this.counters, inFlight };
+    return {
+      worker: this.index,
+      device: this.device.label,
+      pid: this.pid,
+      state: this.state,
+      ...this.counters,
+      inFlight,
+      counters: { ...this.modelCounters },
+      ...(this.info ? { info: this.info } : {}),
+    };
+  }
+
+  /** Adds what the model's counters grew by during one batch (sent by the worker with its result). */
+  addModelCounters(growth: Record<string, number> | undefined): void {
+    for (const [name, value] of Object.entries(growth ?? {})) {
+      if (Number.isFinite(value)) this.modelCounters[name] = (this.modelCounters[name] ?? 0) + value;
+    }
   }
 
   private receive(child: ChildProcess, message: FromWorker): void {
@@ -140,6 +165,7 @@ export class WorkerSlot {
     switch (message.type) {
       case 'ready':
         this.dim = message.dim;
+        this.info = message.info;
         this.state = 'ready';
         this.hooks.onReady(this);
         return;

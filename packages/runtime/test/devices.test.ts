@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
 import {
+  cudaWorkerEnv,
   DeviceSelectionError,
   parseDawnAdapterList,
   parseDeviceList,
@@ -76,6 +78,72 @@ Available adapters:
       ['webgpu:0', ['backend=vulkan', 'adapter=NVIDIA H100 80GB HBM3']],
       ['webgpu:2', ['backend=vulkan', 'adapter=AMD Radeon Pro W7900']],
     ]);
+  });
+});
+
+describe('the cuda backend: one worker per GPU, pinned with CUDA_VISIBLE_DEVICES', () => {
+  const H100 = 'NVIDIA H100 80GB HBM3';
+  const cudaDriver = async () => [0, 1, 2, 3].map((ordinal) => ({ ordinal, name: ordinal === 3 ? 'NVIDIA L4' : H100 }));
+
+  it('builds the worker environment: that GPU alone, in PCI order, through a parent CUDA_VISIBLE_DEVICES', () => {
+    expect(cudaWorkerEnv(0, {})).toEqual({ CUDA_VISIBLE_DEVICES: '0', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' });
+    expect(cudaWorkerEnv(3, {})).toEqual({ CUDA_VISIBLE_DEVICES: '3', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' });
+    // The parent sees GPUs 4 and 6 as its ordinals 0 and 1: the worker of ordinal 1 must get GPU 6.
+    expect(cudaWorkerEnv(1, { CUDA_VISIBLE_DEVICES: '4, 6' })).toEqual({ CUDA_VISIBLE_DEVICES: '6', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' });
+    expect(cudaWorkerEnv(0, { CUDA_VISIBLE_DEVICES: 'GPU-bbbb,GPU-aaaa' }).CUDA_VISIBLE_DEVICES).toBe('GPU-bbbb');
+    // An order the user chose is kept, so parent and worker number GPUs alike.
+    expect(cudaWorkerEnv(0, { CUDA_DEVICE_ORDER: 'FASTEST_FIRST' }).CUDA_DEVICE_ORDER).toBe('FASTEST_FIRST');
+    expect(() => cudaWorkerEnv(2, { CUDA_VISIBLE_DEVICES: '4,6' })).toThrow(DeviceSelectionError);
+  });
+
+  it('--devices 0,1 gives one worker per GPU, each seeing that GPU only (no mount namespace)', async () => {
+    const devices = await resolveDevices({ backend: 'cuda', devices: [0, 1], discover: { cudaDriver, env: {} } });
+    expect(devices.map((d) => [d.label, d.kind, d.id, d.name])).toEqual([
+      ['cuda:0', 'cuda', 0, H100],
+      ['cuda:1', 'cuda', 1, H100],
+    ]);
+    expect(devices.map((d) => d.env)).toEqual([
+      { CUDA_VISIBLE_DEVICES: '0', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' },
+      { CUDA_VISIBLE_DEVICES: '1', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' },
+    ]);
+    expect(devices.every((d) => d.hideDeviceNodes === undefined && d.dawnFlags === undefined)).toBe(true);
+    // Without --devices: every GPU the driver counts; --workers N: N per GPU.
+    const all = await resolveDevices({ backend: 'cuda', workers: 2, discover: { cudaDriver, env: { CUDA_VISIBLE_DEVICES: '7,6,5,4' } } });
+    expect(all.map((d) => `${d.label}=${d.env.CUDA_VISIBLE_DEVICES}`)).toEqual(['cuda:0=7', 'cuda:0=7', 'cuda:1=6', 'cuda:1=6', 'cuda:2=5', 'cuda:2=5', 'cuda:3=4', 'cuda:3=4']);
+  });
+
+  it('rejects a GPU that does not exist, naming those that do', async () => {
+    await expect(resolveDevices({ backend: 'cuda', devices: [4], discover: { cudaDriver } })).rejects.toThrow(
+      /CUDA device 4 does not exist; available: 0 \(NVIDIA H100 80GB HBM3\), .*3 \(NVIDIA L4\)/,
+    );
+    await expect(resolveDevices({ backend: 'cuda', devices: [1, 1], discover: { cudaDriver } })).rejects.toThrow(/listed twice/);
+    await expect(resolveDevices({ backend: 'cuda', discover: { cudaDriver: async () => [] } })).rejects.toThrow(/no CUDA device found/);
+  });
+
+  it.skipIf(probeCuda().ok)('without a GPU or the CUDA libraries, says what the probe looked for', async () => {
+    const probe = probeCuda();
+    const reason = probe.ok ? '' : probe.reason;
+    await expect(resolveDevices({ backend: 'cuda', devices: [0] })).rejects.toThrow(DeviceSelectionError);
+    await expect(resolveDevices({ backend: 'cuda' })).rejects.toThrow(`no CUDA device for --backend cuda: ${reason}`);
+  });
+
+  it('worker processes really start with their GPU in CUDA_VISIBLE_DEVICES', async () => {
+    const pool = await startPool<string>({
+      model: hashModel({ dim: 4, deviceInVector: true, describe: true }),
+      backend: 'cuda',
+      devices: [1, 3],
+      discover: { cudaDriver, env: { CUDA_VISIBLE_DEVICES: '0,2,5,7' } },
+    });
+    try {
+      const results = await collect(runEmbedding({ items: asyncItems(makeSequences(200)), pack: { tokenBudget: 100, window: 16 }, pool }));
+      expect(new Set(results.map((r) => r.vector[0]))).toEqual(new Set([2, 7]));
+      expect(pool.telemetry().map((t) => [t.device, t.info?.visible, t.info?.backend])).toEqual([
+        ['cuda:1', '2', 'cuda'],
+        ['cuda:3', '7', 'cuda'],
+      ]);
+    } finally {
+      await pool.close();
+    }
   });
 });
 

@@ -88,6 +88,33 @@ describe('worker pool + runEmbedding', () => {
     }
   });
 
+  it("reports each worker's describe() and sums its counters() over workers and restarts", async () => {
+    const dir = await tempDir();
+    const pool = await startPool<string>({
+      model: hashModel({ dim: DIM, describe: true, counters: true, crashAfterBatches: 4, crashMarker: join(dir, 'crash') }),
+      backend: 'cpu',
+      precision: 'bf16',
+      workers: 2,
+    });
+    const events: PoolEvent[] = [];
+    pool.events$.subscribe((event) => events.push(event));
+    try {
+      const results = await collect(runEmbedding({ items: asyncItems(items), pack: PACK, pool }));
+      expect(results.map((r) => Array.from(r.vector))).toEqual(expected);
+      const telemetry = pool.telemetry();
+      expect(events.some((e) => e.type === 'restart')).toBe(true); // one worker crashed once and came back
+      // Only batches that finished count: the one lost in the crash was embedded again elsewhere.
+      expect(telemetry.reduce((sum, w) => sum + w.counters.items, 0)).toBe(items.length);
+      for (const w of telemetry) expect(w.counters.batches).toBe(w.batches);
+      for (const w of telemetry) {
+        // the worker's factory got the pool's backend and precision (info: from the slot's latest process)
+        expect(w.info).toEqual({ backend: 'cpu', precision: 'bf16', pid: expect.any(Number), visible: null });
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('restarts a worker whose event loop hangs (heartbeat timeout)', async () => {
     const dir = await tempDir();
     const { results, telemetry, events } = await embedAll(

@@ -16,6 +16,22 @@ process.on('disconnect', () => process.exit(0));
 let model = null;
 const queue = [];
 let busy = false;
+/** The model's counters() as last reported to the parent. */
+let reported = {};
+
+function countersNow() {
+  return typeof model?.counters === 'function' ? { ...model.counters() } : {};
+}
+
+/** How much each counter grew since the last report: { counters } to spread into a message, or {}. */
+function counterGrowth() {
+  if (typeof model?.counters !== 'function') return {};
+  const now = countersNow();
+  const counters = {};
+  for (const [name, value] of Object.entries(now)) counters[name] = value - (reported[name] ?? 0);
+  reported = now;
+  return { counters };
+}
 
 function moduleUrl(spec) {
   if (isAbsolute(spec)) return pathToFileURL(spec).href;
@@ -23,7 +39,7 @@ function moduleUrl(spec) {
 }
 
 async function init(message) {
-  const { spec, device, backend, workerIndex, heartbeatIntervalMs } = message;
+  const { spec, device, backend, precision, workerIndex, heartbeatIntervalMs } = message;
   // Heartbeats come from the event loop: if a batch blocks it (or hangs), they stop and the pool
   // restarts us after its heartbeat timeout.
   setInterval(() => send({ type: 'heartbeat' }), heartbeatIntervalMs).unref();
@@ -33,15 +49,18 @@ async function init(message) {
     if (typeof factory !== 'function') {
       throw new Error(`model plugin '${spec.module}' has no exported function '${spec.export}'`);
     }
-    model = await factory(spec.options, { device, backend, workerIndex });
+    model = await factory(spec.options, { device, backend, ...(precision ? { precision } : {}), workerIndex });
     if (!model || !Number.isInteger(model.dim) || model.dim <= 0 || typeof model.embed !== 'function') {
       throw new Error(`model plugin '${spec.module}#${spec.export}' returned no valid model (needs dim and embed)`);
     }
+    reported = countersNow();
+    const info = typeof model.describe === 'function' ? model.describe() : undefined;
     send({
       type: 'ready',
       dim: model.dim,
       pid: process.pid,
       env: { CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES, VIRNUCPRO_DAWN_FLAGS: process.env.VIRNUCPRO_DAWN_FLAGS },
+      ...(info ? { info } : {}),
     });
   } catch (error) {
     send({ type: 'init-error', message: String(error?.message ?? error), stack: error?.stack });
@@ -66,9 +85,9 @@ async function drain() {
         if (vector.length !== model.dim) throw new Error(`embed() returned a vector of length ${vector.length}, expected ${model.dim}`);
         flat.set(vector, row * model.dim);
       });
-      send({ type: 'result', batchId, vectors: flat, seconds: (performance.now() - started) / 1000 });
+      send({ type: 'result', batchId, vectors: flat, seconds: (performance.now() - started) / 1000, ...counterGrowth() });
     } catch (error) {
-      send({ type: 'failed', batchId, message: String(error?.message ?? error) });
+      send({ type: 'failed', batchId, message: String(error?.message ?? error), ...counterGrowth() });
     }
   }
   busy = false;
