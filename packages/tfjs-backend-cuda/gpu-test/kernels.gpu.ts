@@ -75,7 +75,8 @@ const backend = await initBackend('cuda', { precision });
 console.log(`backend ${backend}, precision ${precision}`);
 
 // Linear: bias, GELU epilogue, fused residual.
-for (const [n, i, o] of [[1, 64, 48], [7, 96, 160], [300, 256, 512], [4099, 64, 3 * 64]]) {
+// 3×45: an output size no 16-byte word divides (the scalar GELU); the others take the vectorised one.
+for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512], [4099, 64, 3 * 64]]) {
   const x = random(n * i); const w = random(i * o, -0.2, 0.2); const b = random(o); const r = random(n * o);
   await check(`linear ${n}×${i}·${i}×${o} +bias`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b)));
   await check(`linear ${n}×${i}·${i}×${o} no bias`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o])));
@@ -84,7 +85,8 @@ for (const [n, i, o] of [[1, 64, 48], [7, 96, 160], [300, 256, 512], [4099, 64, 
   await check(`linear ${n}×${i}·${i}×${o} gelu +residual`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { activation: 'gelu', residual: tf.tensor2d(r, [n, o]) }));
 }
 
-// LayerNorm (offset inputs: a mean far from 0 tests the two-pass variance).
+// LayerNorm (offset inputs: a mean far from 0 tests the two-pass variance). Rows of 100 (16-bit storage) and
+// 5,120 (fp32) take the shared-memory kernel, the others the one-word-per-thread kernel.
 for (const [n, d] of [[1, 16], [33, 100], [257, 2560], [3, 5120]]) {
   const x = random(n * d, 2, 4); const g = random(d, 0.5, 1.5); const b = random(d);
   await check(`layerNorm ${n}×${d}`, () => layerNorm(tf.tensor2d(x, [n, d]), tf.tensor1d(g), tf.tensor1d(b), 1e-5));
@@ -107,8 +109,8 @@ function positionsOf(lengths: number[]): Int32Array {
   return Int32Array.from(lengths.flatMap((n) => Array.from({ length: n }, (_, t) => t)));
 }
 
-// Rotary on the q and k thirds of a fused qkv.
-for (const [lengths, H, hd] of [[[1, 5, 40], 4, 16], [[52, 101, 3], 40, 64]] as [number[], number, number][]) {
+// Rotary on the q and k thirds of a fused qkv (head size 24: half-heads of 12, the scalar kernel in 16-bit storage).
+for (const [lengths, H, hd] of [[[1, 5, 40], 4, 16], [[7, 2], 3, 24], [[52, 101, 3], 40, 64]] as [number[], number, number][]) {
   const N = lengths.reduce((a, b) => a + b, 0); const P = Math.max(...lengths);
   const qkv = random(N * 3 * H * hd); const cos = random(P * hd); const sin = random(P * hd);
   await check(`rotaryQkv lengths ${lengths} H ${H} hd ${hd}`, () => rotaryQkv(tf.tensor2d(qkv, [N, 3 * H * hd]), tf.tensor2d(cos, [P, hd]), tf.tensor2d(sin, [P, hd]), tf.tensor1d(positionsOf(lengths), 'int32'), H));

@@ -22,3 +22,8 @@ export function bytesPerElement(storage: StorageType): number {
 export function storageDefine(storage: StorageType): string {
   return storage === 'f16' ? '-DVNP_F16' : storage === 'bf16' ? '-DVNP_BF16' : '-DVNP_F32';
 }
+
+/** Elements per 16-byte word (VEC in the CUDA sources): the unit of the vectorised kernels. */
+export function elementsPerWord(storage: StorageType): number {
+  return 16 / bytesPerElement(storage);
+}

@@ -2,7 +2,8 @@ import type { CudaSource } from '../kernel-library.js';
 
 /**
  * Element-wise kernels on storage type T, computed in fp32: binary ops with b of the same shape, a scalar,
- * or a row vector broadcast over the last axis; the erf GELU in place (the Linear epilogue); GeGLU.
+ * or a row vector broadcast over the last axis; the erf GELU in place (the Linear epilogue; a 16-byte
+ * vectorised variant for sizes divisible by VEC); GeGLU.
  */
 export const elementwiseSource: CudaSource = {
   name: 'elementwise',
@@ -19,6 +20,16 @@ extern "C" __global__ void binary(const T* a, const T* b, T* out, long long n, i
 extern "C" __global__ void gelu_inplace(T* x, long long n) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (i < n) x[i] = fromF(geluErf(toF(x[i])));
+}
+// The same on 16-byte words (n divisible by VEC): bandwidth-bound, so one uint4 load and store per thread.
+extern "C" __global__ void gelu_inplace_vec(T* x, long long words) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= words) return;
+  uint4 v = reinterpret_cast<uint4*>(x)[i];
+  T* e = reinterpret_cast<T*>(&v);
+  #pragma unroll
+  for (int k = 0; k < VEC; k++) e[k] = fromF(geluErf(toF(e[k])));
+  reinterpret_cast<uint4*>(x)[i] = v;
 }
 // x [rows, 2f] -> out [rows, f] = gelu(x[:, :f]) * x[:, f:]
 extern "C" __global__ void geglu(const T* x, T* out, int rows, int f) {

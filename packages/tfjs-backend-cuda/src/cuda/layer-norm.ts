@@ -31,5 +31,38 @@ extern "C" __global__ void layer_norm(const T* x, const T* gamma, const T* beta,
   float rstd = rsqrtf(blockSum(sq, scratch) / d + eps);
   for (int i = threadIdx.x; i < d; i += blockDim.x) yr[i] = fromF((row[i] - mean) * rstd * toF(gamma[i]) + toF(beta[i]));
 }
+// Rows of d = VEC·words ≤ 1024·VEC: each thread keeps one 16-byte word of the row in registers (no shared
+// row, one load and one store per element), same two-pass fp32 statistics.
+extern "C" __global__ void layer_norm_vec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps) {
+  __shared__ float scratch[32];
+  const int words = d / VEC, w = threadIdx.x;
+  const bool active = w < words;
+  float v[VEC];
+  float sum = 0.f;
+  if (active) {
+    uint4 raw = reinterpret_cast<const uint4*>(x + (long long)blockIdx.x * d)[w];
+    const T* e = reinterpret_cast<const T*>(&raw);
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) { v[k] = toF(e[k]); sum += v[k]; }
+  } else {
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) v[k] = 0.f;
+  }
+  const float mean = blockSum(sum, scratch) / d;
+  float sq = 0.f;
+  if (active) {
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) { float c = v[k] - mean; sq += c * c; }
+  }
+  const float rstd = rsqrtf(blockSum(sq, scratch) / d + eps);
+  if (!active) return;
+  uint4 gv = reinterpret_cast<const uint4*>(gamma)[w], bv = reinterpret_cast<const uint4*>(beta)[w], ov;
+  const T* g = reinterpret_cast<const T*>(&gv);
+  const T* b = reinterpret_cast<const T*>(&bv);
+  T* o = reinterpret_cast<T*>(&ov);
+  #pragma unroll
+  for (int k = 0; k < VEC; k++) o[k] = fromF((v[k] - mean) * rstd * toF(g[k]) + toF(b[k]));
+  reinterpret_cast<uint4*>(y + (long long)blockIdx.x * d)[w] = ov;
+}
 `,
 };

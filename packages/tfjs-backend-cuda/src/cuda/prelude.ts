@@ -16,6 +16,8 @@ typedef float T;
 __device__ __forceinline__ float toF(T v) { return v; }
 __device__ __forceinline__ T fromF(float v) { return v; }
 #endif
+// Elements of T per 16-byte vector access (uint4): the vectorised kernels move whole 16-byte words.
+constexpr int VEC = 16 / sizeof(T);
 // NVRTC has no <math.h> macros.
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)

@@ -2,6 +2,7 @@ import { type KernelConfig, type KernelFunc, type TensorInfo } from '@tensorflow
 import { VnpLayerNorm, type VnpLayerNormAttrs } from '@virnucpro/ops';
 import type { CudaBackend } from '../backend-cuda.js';
 import { layerNormSource } from '../cuda/layer-norm.js';
+import { elementsPerWord } from '../precision.js';
 
 export const layerNormConfig: KernelConfig = {
   kernelName: VnpLayerNorm,
@@ -12,9 +13,17 @@ export const layerNormConfig: KernelConfig = {
     const [rows, d] = x.shape;
     const y = cuda.makeOutput([rows, d]);
     if (rows === 0) return y;
-    const threads = Math.min(1024, Math.max(32, 32 * Math.ceil(Math.min(d, 256) / 32)));
-    cuda.launch(layerNormSource, 'layer_norm', [], [rows, 1, 1], [threads, 1, 1], d * 4, 'ppppif',
-      cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), d, (attrs as VnpLayerNormAttrs).epsilon);
+    const eps = (attrs as VnpLayerNormAttrs).epsilon;
+    const args = [cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), d, eps] as const;
+    const vec = elementsPerWord(cuda.floatStorage);
+    const words = d / vec;
+    if (d % vec === 0 && words <= 1024) {
+      // One 16-byte word per thread, the row in registers.
+      cuda.launch(layerNormSource, 'layer_norm_vec', [], [rows, 1, 1], [32 * Math.ceil(words / 32), 1, 1], 0, 'ppppif', ...args);
+    } else {
+      const threads = Math.min(1024, Math.max(32, 32 * Math.ceil(Math.min(d, 256) / 32)));
+      cuda.launch(layerNormSource, 'layer_norm', [], [rows, 1, 1], [threads, 1, 1], d * 4, 'ppppif', ...args);
+    }
     return y;
   }) as KernelFunc,
 };

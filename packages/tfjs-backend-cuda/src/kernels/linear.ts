@@ -2,6 +2,7 @@ import { type KernelConfig, type KernelFunc, type TensorInfo } from '@tensorflow
 import { VnpLinear, type VnpLinearAttrs } from '@virnucpro/ops';
 import { blocks, type CudaBackend } from '../backend-cuda.js';
 import { elementwiseSource } from '../cuda/elementwise.js';
+import { elementsPerWord } from '../precision.js';
 
 /**
  * y = act(x·W + b) + residual: one cuBLASLt GEMM with the bias epilogue and the residual as C (β = 1),
@@ -22,7 +23,11 @@ export const linearConfig: KernelConfig = {
     const fusedResidual = residual && !gelu ? cuda.ptr(residual) : undefined;
     cuda.gemm(rows, inner, cols, cuda.ptr(x), cuda.ptr(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual);
     const n = rows * cols;
-    if (gelu) cuda.launch(elementwiseSource, 'gelu_inplace', [], blocks(n), [256, 1, 1], 0, 'pl', cuda.ptr(y), n);
+    if (gelu) {
+      const vec = elementsPerWord(cuda.floatStorage);
+      if (n % vec === 0) cuda.launch(elementwiseSource, 'gelu_inplace_vec', [], blocks(n / vec), [256, 1, 1], 0, 'pl', cuda.ptr(y), n / vec);
+      else cuda.launch(elementwiseSource, 'gelu_inplace', [], blocks(n), [256, 1, 1], 0, 'pl', cuda.ptr(y), n);
+    }
     if (gelu && residual) {
       cuda.launch(elementwiseSource, 'binary', [], blocks(n), [256, 1, 1], 0, 'pppliii', cuda.ptr(y), cuda.ptr(residual), cuda.ptr(y), n, 0, cols, 0);
     }

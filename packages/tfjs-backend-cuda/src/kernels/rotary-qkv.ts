@@ -2,6 +2,7 @@ import { type KernelConfig, type KernelFunc, type TensorInfo } from '@tensorflow
 import { VnpRotaryQkv, type VnpRotaryQkvAttrs } from '@virnucpro/ops';
 import { blocks, type CudaBackend } from '../backend-cuda.js';
 import { rotarySource } from '../cuda/rotary.js';
+import { elementsPerWord } from '../precision.js';
 
 export const rotaryQkvConfig: KernelConfig = {
   kernelName: VnpRotaryQkv,
@@ -14,7 +15,11 @@ export const rotaryQkvConfig: KernelConfig = {
     const hd = d / (attrs as VnpRotaryQkvAttrs).numHeads;
     const y = cuda.makeOutput([rows, width]);
     if (rows > 0) {
-      cuda.launch(rotarySource, 'rotary_qkv', [], blocks(rows * width), [256, 1, 1], 0, 'pppppiii',
+      // 16-byte words when no word straddles two half-heads (and so none straddles two heads or thirds).
+      const vec = elementsPerWord(cuda.floatStorage);
+      const vectorised = (hd / 2) % vec === 0;
+      const threads = vectorised ? (rows * width) / vec : rows * width;
+      cuda.launch(rotarySource, vectorised ? 'rotary_qkv_vec' : 'rotary_qkv', [], blocks(threads), [256, 1, 1], 0, 'pppppiii',
         cuda.ptr(qkv), cuda.ptr(cos), cuda.ptr(sinSigned), cuda.ptr(positions), cuda.ptr(y), rows, d, hd);
     }
     return y;
