@@ -1,10 +1,8 @@
 // cuBLASLt through koffi: row-major GEMMs Y = X·W (+ bias) (+ residual) with fp32 accumulation.
 // One plan (descriptors + the algorithm cuBLASLt's heuristic ranks first) per shape, made once and cached.
 import type { DevicePtr, Handle } from './cuda-driver.js';
-import { koffi } from './koffi.js';
+import { bindLibrary, type NativeFunction } from './koffi.js';
 import type { StorageType } from './precision.js';
-
-type Fn = (...args: unknown[]) => number;
 
 // Enum values from cublasLt.h / cublas_api.h / library_types.h.
 const CUDA_R = { f32: 0, f16: 2, bf16: 14 } as const;
@@ -38,7 +36,7 @@ interface Plan {
 }
 
 export class CublasLt {
-  private readonly fn: Record<string, Fn> = {};
+  private readonly fn: Record<string, NativeFunction>;
   private readonly handle: bigint;
   private readonly plans = new Map<string, Plan>();
   private readonly alpha = new Float32Array([1]);
@@ -53,8 +51,7 @@ export class CublasLt {
     private readonly storage: StorageType,
     private readonly workspace: { ptr: DevicePtr; bytes: number },
   ) {
-    const lib = koffi().load(libraryPath);
-    for (const p of [
+    this.fn = bindLibrary(libraryPath, [
       'int cublasLtCreate(void *handle)',
       'size_t cublasLtGetVersion()',
       'int cublasLtMatmulDescCreate(void *desc, int computeType, int scaleType)',
@@ -64,7 +61,7 @@ export class CublasLt {
       'int cublasLtMatmulPreferenceSetAttribute(void *pref, int attribute, void *value, size_t size)',
       'int cublasLtMatmulAlgoGetHeuristic(void *handle, void *desc, void *a, void *b, void *c, void *d, void *pref, int requested, void *results, void *returned)',
       'int cublasLtMatmul(void *handle, void *desc, void *alpha, uint64_t a, void *adesc, uint64_t b, void *bdesc, void *beta, uint64_t c, void *cdesc, uint64_t d, void *ddesc, void *algo, uint64_t workspace, size_t workspaceBytes, void *stream)',
-    ]) this.fn[/(\w+)\s*\(/.exec(p)![1]] = lib.func(p) as Fn;
+    ]);
     this.version = Number(this.fn.cublasLtGetVersion());
     const out = new BigUint64Array(1);
     this.check('cublasLtCreate', this.fn.cublasLtCreate(out));

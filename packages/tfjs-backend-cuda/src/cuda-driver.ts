@@ -2,7 +2,7 @@
 // Handles (context, stream, module, function, event) are opaque `void *` values (BigInt in koffi 3);
 // device pointers are CUdeviceptr (uint64), kept as JS numbers (device addresses fit in 53 bits).
 // Out-parameters are passed as typed arrays, which koffi hands to C as pointers to their memory.
-import { koffi } from './koffi.js';
+import { bindLibrary, koffi, type NativeFunction } from './koffi.js';
 
 export type Handle = bigint;
 export type DevicePtr = number;
@@ -42,20 +42,13 @@ const FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 const CU_STREAM_NON_BLOCKING = 1;
 const CU_EVENT_DISABLE_TIMING = 2;
 
-type Fn = (...args: unknown[]) => number;
-
 export class CudaDriver {
-  private readonly fn: Record<string, Fn> = {};
+  private readonly fn: Record<string, NativeFunction>;
   private readonly u64 = new BigUint64Array(1);
   private readonly i32 = new Int32Array(2);
 
   constructor(libraryPath: string) {
-    const lib = koffi().load(libraryPath);
-    const declare = (prototype: string) => {
-      const name = /(\w+)\s*\(/.exec(prototype)![1];
-      this.fn[name] = lib.func(prototype) as Fn;
-    };
-    for (const p of [
+    this.fn = bindLibrary(libraryPath, [
       'int cuInit(unsigned int flags)',
       'int cuDriverGetVersion(void *version)',
       'int cuDeviceGetCount(void *count)',
@@ -86,7 +79,7 @@ export class CudaDriver {
       'int cuEventElapsedTime(void *ms, void *start, void *end)',
       'int cuEventDestroy_v2(void *event)',
       'int cuGetErrorName(int code, void *name)',
-    ]) declare(p);
+    ]);
   }
 
   /** Throws CudaError for a failed call, with the driver's own name for the error. */

@@ -21,3 +21,14 @@ export function koffi(): Koffi {
   loaded ??= createRequire(import.meta.url)('koffi') as Koffi;
   return loaded;
 }
+
+/** A C function bound by koffi; the CUDA libraries' functions all return a status code. */
+export type NativeFunction = (...args: unknown[]) => number;
+
+/** Loads a shared library and declares the given C prototypes; the functions by name. */
+export function bindLibrary(path: string, prototypes: readonly string[]): Record<string, NativeFunction> {
+  const lib = koffi().load(path);
+  const functions: Record<string, NativeFunction> = {};
+  for (const prototype of prototypes) functions[/(\w+)\s*\(/.exec(prototype)![1]] = lib.func(prototype) as NativeFunction;
+  return functions;
+}

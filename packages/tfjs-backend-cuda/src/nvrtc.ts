@@ -1,7 +1,5 @@
 // NVRTC (runtime compilation of CUDA C to CUBIN) through koffi.
-import { koffi } from './koffi.js';
-
-type Fn = (...args: unknown[]) => number;
+import { bindLibrary, koffi, type NativeFunction } from './koffi.js';
 
 /** A CUDA C source that NVRTC rejected; `log` is the compiler's output. */
 export class NvrtcError extends Error {
@@ -12,14 +10,13 @@ export class NvrtcError extends Error {
 }
 
 export class Nvrtc {
-  private readonly fn: Record<string, Fn> = {};
+  private readonly fn: Record<string, NativeFunction>;
   readonly version: string;
 
   /** `builtinsPath` (libnvrtc-builtins) is loaded first so libnvrtc finds it whatever the loader path. */
   constructor(libraryPath: string, builtinsPath?: string) {
     if (builtinsPath) koffi().load(builtinsPath);
-    const lib = koffi().load(libraryPath);
-    for (const p of [
+    this.fn = bindLibrary(libraryPath, [
       'int nvrtcVersion(void *major, void *minor)',
       'int nvrtcCreateProgram(void *program, const char *source, const char *name, int numHeaders, void *headers, void *includeNames)',
       'int nvrtcCompileProgram(void *program, int numOptions, const char **options)',
@@ -28,7 +25,7 @@ export class Nvrtc {
       'int nvrtcGetProgramLogSize(void *program, void *size)',
       'int nvrtcGetProgramLog(void *program, void *log)',
       'int nvrtcDestroyProgram(void *program)',
-    ]) this.fn[/(\w+)\s*\(/.exec(p)![1]] = lib.func(p) as Fn;
+    ]);
     const major = new Int32Array(1);
     const minor = new Int32Array(1);
     this.check('nvrtcVersion', this.fn.nvrtcVersion(major, minor));
