@@ -53,16 +53,15 @@ export class CudaBackend extends KernelBackend {
   readonly allocator: CachingAllocator;
   readonly kernels: KernelLibrary;
   readonly blas: CublasLt;
+  /** The precision the backend was created with (float tensors are stored in it unless in withFullPrecision). */
   readonly precision: Precision;
-  readonly floatStorage: StorageType;
   readonly libraries: CudaLibraries;
   readonly nvrtcVersion: string;
-  /** `-DVNP_…` selecting the float storage type in CUDA sources. */
-  readonly storageDefine: string;
   private readonly data: DataStorage<TensorData>;
   private readonly staging: { ptr: bigint; bytes: number; busy: boolean }[] = [];
   private readonly constants = new Map<string, DevicePtr>();
   private profiler: KernelProfiler | undefined;
+  private storage: StorageType;
 
   constructor(options: CudaBackendOptions = {}) {
     super();
@@ -77,17 +76,36 @@ export class CudaBackend extends KernelBackend {
     this.stream = this.driver.createStream();
     this.allocator = new CachingAllocator(this.driver);
     this.precision = options.precision ?? 'fp16';
-    this.floatStorage = floatStorage(this.precision);
-    this.storageDefine = storageDefine(this.floatStorage);
+    this.storage = floatStorage(this.precision);
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
     const workspace = { ptr: this.allocator.alloc(WORKSPACE_BYTES), bytes: WORKSPACE_BYTES };
-    this.blas = new CublasLt(this.libraries.cublasLt, this.floatStorage, workspace);
+    this.blas = new CublasLt(this.libraries.cublasLt, workspace);
     this.data = new DataStorage(this, engine());
   }
 
   // ---- tensor storage -------------------------------------------------------------------------
+
+  /** Storage type of float tensors written or computed now. */
+  get floatStorage(): StorageType {
+    return this.storage;
+  }
+
+  /**
+   * Runs `fn` with float tensors stored (and so computed) in exact fp32, e.g. to build an fp32 copy of a model and
+   * recompute a batch whose fp16 output overflowed. The setting holds while `fn` runs synchronously: a model's
+   * forward pass queues all its kernels before its first await, and reading results back works in any setting.
+   */
+  withFullPrecision<T>(fn: () => T): T {
+    const previous = this.storage;
+    this.storage = 'f32';
+    try {
+      return fn();
+    } finally {
+      this.storage = previous;
+    }
+  }
 
   storageOf(dtype: DataType): StorageType {
     if (dtype === 'float32') return this.floatStorage;
@@ -147,9 +165,13 @@ export class CudaBackend extends KernelBackend {
     return d;
   }
 
-  /** Device address of a tensor's data. */
+  /** Device address of a kernel input's data; float inputs must be stored in the current storage type. */
   ptr(info: TensorInfo): DevicePtr {
-    return this.tensorData(info.dataId).ptr;
+    const d = this.tensorData(info.dataId);
+    if (d.storage !== this.storage && d.storage !== 'i32') {
+      throw new Error(`cuda backend: a tensor stored as ${d.storage} is used where kernels compute in ${this.storage} (mixing tensors made inside and outside withFullPrecision)`);
+    }
+    return d.ptr;
   }
 
   override refCount(dataId: DataId): number {
@@ -230,7 +252,7 @@ export class CudaBackend extends KernelBackend {
   private asFloat32OrInt(d: TensorData): { ptr: DevicePtr; release(): void } {
     if (d.storage === 'f32' || d.storage === 'i32') return { ptr: d.ptr, release() {} };
     const temp = this.allocator.alloc(d.size * 4);
-    this.launch(castSource, 't_to_f32', [], blocks(d.size), [THREADS, 1, 1], 0, 'ppl', d.ptr, temp, d.size);
+    this.launchIn(d.storage, castSource, 't_to_f32', [], blocks(d.size), [THREADS, 1, 1], 0, 'ppl', d.ptr, temp, d.size);
     return { ptr: temp, release: () => this.allocator.release(temp) };
   }
 
@@ -261,7 +283,11 @@ export class CudaBackend extends KernelBackend {
 
   /** Launches `kernel` of `source`, compiled for this backend's storage type plus `defines`. */
   launch(source: CudaSource, kernel: string, defines: readonly string[], grid: [number, number, number], block: [number, number, number], sharedBytes: number, signature: ArgSignature, ...args: number[]): void {
-    const fn = this.kernels.get(source, kernel, [this.storageDefine, ...defines]);
+    this.launchIn(this.storage, source, kernel, defines, grid, block, sharedBytes, signature, ...args);
+  }
+
+  private launchIn(storage: StorageType, source: CudaSource, kernel: string, defines: readonly string[], grid: [number, number, number], block: [number, number, number], sharedBytes: number, signature: ArgSignature, ...args: number[]): void {
+    const fn = this.kernels.get(source, kernel, [storageDefine(storage), ...defines]);
     if (sharedBytes > 48 * 1024) this.kernels.allowShared(fn, sharedBytes);
     const run = () => this.kernels.launch(fn, grid, block, sharedBytes, this.stream, signature, ...args);
     if (this.profiler) this.profiler.around(kernel, run);
@@ -270,7 +296,7 @@ export class CudaBackend extends KernelBackend {
 
   /** Y = X·W (+bias) (+residual) through cuBLASLt (see CublasLt.matmul). */
   gemm(rows: number, inner: number, cols: number, x: DevicePtr, w: DevicePtr, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined): void {
-    const run = () => this.blas.matmul({ rows, inner, cols, bias: bias !== undefined }, x, w, y, bias, residual, this.stream);
+    const run = () => this.blas.matmul({ rows, inner, cols, bias: bias !== undefined, storage: this.storage }, x, w, y, bias, residual, this.stream);
     if (this.profiler) this.profiler.around(`gemm ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}`, run);
     else run();
   }

@@ -25,6 +25,8 @@ export interface GemmShape {
   /** Columns of W and Y. */
   cols: number;
   bias: boolean;
+  /** Storage type of X, W, bias, residual and Y. */
+  storage: StorageType;
 }
 
 interface Plan {
@@ -48,7 +50,6 @@ export class CublasLt {
 
   constructor(
     libraryPath: string,
-    private readonly storage: StorageType,
     private readonly workspace: { ptr: DevicePtr; bytes: number },
   ) {
     this.fn = bindLibrary(libraryPath, [
@@ -102,10 +103,11 @@ export class CublasLt {
   }
 
   private plan(shape: GemmShape): Plan {
-    const key = `${shape.rows}:${shape.inner}:${shape.cols}:${shape.bias}`;
+    const key = `${shape.rows}:${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}`;
     let plan = this.plans.get(key);
     if (plan) return plan;
-    const type = CUDA_R[this.storage === 'i32' ? 'f32' : this.storage];
+    if (shape.storage === 'i32') throw new Error('cuBLASLt GEMMs are for float storage');
+    const type = CUDA_R[shape.storage];
     const desc = this.out('cublasLtMatmulDescCreate', COMPUTE_32F, CUDA_R.f32);
     this.u32[0] = OP_N;
     this.setDesc(desc, DESC_TRANSA, this.u32);
@@ -127,7 +129,7 @@ export class CublasLt {
     }
     this.check('cublasLtMatmulAlgoGetHeuristic', this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, d, d, pref, 1, results, returned));
     if (returned[0] < 1 || results.readInt32LE(72) !== 0) {
-      throw new Error(`cuBLASLt has no algorithm for a ${shape.rows}×${shape.inner}·${shape.inner}×${shape.cols} ${this.storage} GEMM`);
+      throw new Error(`cuBLASLt has no algorithm for a ${shape.rows}×${shape.inner}·${shape.inner}×${shape.cols} ${shape.storage} GEMM`);
     }
     plan = { desc, a, b, d, algo: Buffer.from(results.subarray(0, 64)) };
     this.plans.set(key, plan);
