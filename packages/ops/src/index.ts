@@ -16,6 +16,7 @@ export {
 // Imported for its side effect: the composite kernels for cpu, wasm, webgpu and tensorflow.
 export { registerCompositeKernels } from './kernels/register-composites.js';
 export { traceKernels } from './trace-kernels.js';
+export { inFullPrecision } from './full-precision.js';
 export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';
 export { geglu } from './geglu.js';
