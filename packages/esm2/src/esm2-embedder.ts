@@ -1,4 +1,4 @@
-import { initBackend, type BackendName, type Embedder } from '@virnucpro/ops';
+import { inFullPrecision, initBackend, retryNonFiniteInFullPrecision, type BackendName, type Embedder, type Precision } from '@virnucpro/ops';
 import { createEsm2Weights } from './esm2-weights.js';
 import { Esm2Model } from './esm2-model.js';
 import { loadEsm2Checkpoint } from './load-checkpoint.js';
@@ -10,6 +10,8 @@ export interface Esm2EmbedderOptions {
   backend?: BackendName | 'auto';
   /** Characters outside the ESM alphabet: 'error' (fair-esm, default) or 'unk' (Hugging Face). */
   unknown?: UnknownPolicy;
+  /** Precision on cuda (default fp16). In fp16/bf16 a batch with a NaN/Inf mean is recomputed in fp32. */
+  precision?: Precision;
 }
 
 export interface Esm2Embedder extends Embedder {
@@ -17,6 +19,8 @@ export interface Esm2Embedder extends Embedder {
   readonly backend: BackendName;
   /** Same as embedBatch: the runtime's WorkerModel name for it. */
   embed(sequences: string[]): Promise<Float32Array[]>;
+  /** Batches recomputed in fp32 because their fp16/bf16 means held a NaN or ±Inf. */
+  counters(): { fp32Recomputes: number };
 }
 
 /**
@@ -25,12 +29,30 @@ export interface Esm2Embedder extends Embedder {
  * embedBatch call is one packed forward pass. `context.backend` (runtime worker) is used when
  * options name none.
  */
-export async function createEsm2Embedder(options: Esm2EmbedderOptions, context: { backend?: BackendName | 'auto' } = {}): Promise<Esm2Embedder> {
-  const backend = await initBackend(options.backend ?? context.backend ?? 'auto');
+export async function createEsm2Embedder(
+  options: Esm2EmbedderOptions,
+  context: { backend?: BackendName | 'auto'; precision?: Precision } = {},
+): Promise<Esm2Embedder> {
+  const precision = options.precision ?? context.precision;
+  const backend = await initBackend(options.backend ?? context.backend ?? 'auto', precision ? { precision } : {});
   const checkpoint = await loadEsm2Checkpoint(options.model);
   const model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors));
   const tokenize = (s: string) => tokenizeProtein(s, { unknown: options.unknown });
-  const embedBatch = (sequences: string[]) => model.meanEmbeddings(sequences.map(tokenize));
+  const reduced = backend === 'cuda' && precision !== 'fp32';
+  let fullPrecisionModel: Esm2Model | undefined;
+  // fp16 overflow is rare (layer norms bound the activations) but possible: such a batch is recomputed by an
+  // fp32 copy of the model, loaded from the checkpoint again on first need (host memory is not held meanwhile).
+  const retry = retryNonFiniteInFullPrecision(
+    (tokens: Int32Array[]) => model.meanEmbeddings(tokens),
+    async () => {
+      const again = await loadEsm2Checkpoint(options.model);
+      const full = inFullPrecision(() => new Esm2Model(again.config, createEsm2Weights(again.config, again.tensors)));
+      fullPrecisionModel = full;
+      return (tokens) => full.meanEmbeddings(tokens);
+    },
+  );
+  const embedTokens = reduced ? retry.embed : (tokens: Int32Array[]) => model.meanEmbeddings(tokens);
+  const embedBatch = (sequences: string[]) => embedTokens(sequences.map(tokenize));
   return {
     name: checkpoint.config.name,
     dim: checkpoint.config.embedDim,
@@ -39,7 +61,11 @@ export async function createEsm2Embedder(options: Esm2EmbedderOptions, context: 
     tokenCount: (sequence: string) => tokenize(sequence).length,
     embedBatch,
     embed: embedBatch,
-    dispose: () => model.dispose(),
+    counters: () => ({ fp32Recomputes: retry.recomputed() }),
+    dispose: () => {
+      model.dispose();
+      fullPrecisionModel?.dispose();
+    },
   };
 }
 

@@ -17,6 +17,7 @@ export {
 export { registerCompositeKernels } from './kernels/register-composites.js';
 export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
+export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';
 export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';
 export { geglu } from './geglu.js';
