@@ -7,6 +7,7 @@ import { resolvePredictOptions } from '../src/config/resolve-predict-options.js'
 import { loadConfigFile } from '../src/config/load-config-file.js';
 import { defaultConfigYaml } from '../src/config/default-config.js';
 import { UsageError } from '../src/errors.js';
+import { checkPrecisionOption, resolvePrecision } from '../src/config/precision.js';
 
 let dir: string;
 beforeAll(() => {
@@ -54,7 +55,7 @@ describe('predict options: clear errors', () => {
     expect(bad({ 'token-budget': 'lots' })).toThrow(/--token-budget: expected a whole number, got "lots"/);
     expect(bad({ 'token-budget': '3' })).toThrow(/≥ 16/);
     expect(bad({ 'model-type': '400' })).toThrow(/--model-type: expected one of 300, 500/);
-    expect(bad({ backend: 'cuda' })).toThrow(UsageError);
+    expect(bad({ backend: 'tpu' })).toThrow(/--backend: expected one of auto, cpu, wasm, webgpu, tensorflow, cuda, got "tpu"/);
   });
   it('rejects contradictions and missing essentials', () => {
     expect(bad({ resume: true, force: true })).toThrow(/--resume and --force/);
@@ -72,6 +73,43 @@ describe('predict options: clear errors', () => {
     expect(() => loadConfigFile(join(dir, 'missing.yaml'))).toThrow(/cannot read config file/);
     const cliOnly = writeConfig('c.yaml', 'config: other.yaml\n');
     expect(() => loadConfigFile(cliOnly)).toThrow(/unknown option 'config'/);
+  });
+});
+
+describe('predict options: --backend cuda and --precision', () => {
+  const opts = (flags: Record<string, unknown>) => resolvePredictOptions({ input: 'a.fa', 'out-dir': 'o', ...flags }, {});
+  it('accepts every ops backend name, cuda included, and fp32/fp16/bf16', () => {
+    expect(opts({ backend: 'cuda' }).backend).toBe('cuda');
+    expect(opts({ backend: 'cuda' }).precision).toBeUndefined(); // the backend's default: fp16 on cuda
+    for (const precision of ['fp32', 'fp16', 'bf16']) expect(opts({ backend: 'cuda', precision }).precision).toBe(precision);
+    expect(opts({ backend: 'cpu', precision: 'fp32' }).precision).toBe('fp32');
+    // auto may still end on cuda: decided once the backend is known
+    expect(opts({ precision: 'bf16' }).precision).toBe('bf16');
+  });
+  it('rejects other precisions, and fp16/bf16 on a backend other than cuda', () => {
+    expect(() => opts({ backend: 'cuda', precision: 'fp8' })).toThrow(/--precision: expected one of fp32, fp16, bf16, got "fp8"/);
+    for (const backend of ['cpu', 'wasm', 'webgpu', 'tensorflow']) {
+      for (const precision of ['fp16', 'bf16']) {
+        expect(() => opts({ backend, precision })).toThrow(UsageError);
+        expect(() => opts({ backend, precision })).toThrow(new RegExp(`--precision ${precision} needs --backend cuda; the ${backend} backend computes in fp32 only`));
+      }
+    }
+  });
+  it('reads precision from the config file, checked against the backend like a flag', () => {
+    const cfg = writeConfig('cuda.yaml', 'backend: cuda\nprecision: bf16\ninput: x.fa\nout-dir: out\n');
+    expect(resolvePredictOptions({ config: cfg }, {})).toMatchObject({ backend: 'cuda', precision: 'bf16' });
+    expect(() => resolvePredictOptions({ config: cfg, backend: 'cpu' }, {})).toThrow(/--precision bf16 needs --backend cuda/);
+    expect(resolvePredictOptions({ config: cfg, backend: 'cpu', precision: 'fp32' }, {}).precision).toBe('fp32');
+    const bad = writeConfig('p.yaml', 'precision: half\n');
+    expect(() => loadConfigFile(bad)).toThrow(/p.yaml line 1 \(precision\): expected one of fp32, fp16, bf16/);
+  });
+  it('defaults to fp16 on cuda and fp32 on every other backend (auto: whatever it picked)', () => {
+    expect(resolvePrecision('cuda', undefined)).toBe('fp16');
+    for (const backend of ['cpu', 'wasm', 'webgpu', 'tensorflow'] as const) expect(resolvePrecision(backend, undefined)).toBe('fp32');
+    expect(resolvePrecision('cuda', 'fp32')).toBe('fp32');
+    expect(() => resolvePrecision('wasm', 'fp16', ' (picked by --backend auto)')).toThrow(/the wasm backend \(picked by --backend auto\) computes in fp32 only/);
+    expect(() => checkPrecisionOption('auto', 'fp16')).not.toThrow();
+    expect(() => checkPrecisionOption('cpu', 'bf16')).toThrow(UsageError);
   });
 });
 

@@ -44,7 +44,7 @@ describe('virnucpro embed dnabert', () => {
     const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
     const tokens = (JSON.parse(readFileSync(join(tinyDir, 'inputs.json'), 'utf8')) as { token_ids: number[][] }).token_ids
       .reduce((n, ids) => n + ids.length, 0);
-    expect(summary).toMatchObject({ sequences: sequences.length, tokens, tokenBudget: 120, backend: 'cpu', dim: 64 });
+    expect(summary).toMatchObject({ sequences: sequences.length, tokens, tokenBudget: 120, backend: 'cpu', precision: 'fp32', oomSplits: 0, dim: 64 });
     expect(summary.batches).toBeGreaterThan(2);
     expect(summary.packingEfficiency).toBeGreaterThan(0);
     expect(summary.packingEfficiency).toBeLessThanOrEqual(1);

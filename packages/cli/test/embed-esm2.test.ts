@@ -47,7 +47,7 @@ describe('virnucpro embed esm2', () => {
     });
     const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
     const tokens = sequences.reduce((a, s) => a + s.length + 2, 0);
-    expect(summary).toMatchObject({ sequences: sequences.length, tokens, tokenBudget: 200, backend: 'wasm' });
+    expect(summary).toMatchObject({ sequences: sequences.length, tokens, tokenBudget: 200, backend: 'wasm', precision: 'fp32', oomSplits: 0 });
     expect(summary.batches).toBeGreaterThan(2);
     expect(summary.packingEfficiency).toBeCloseTo(tokens / (summary.batches * 200 + Math.max(0, 302 - 200)), 6);
     for (const key of ['seconds', 'sequencesPerSecond', 'tokensPerSecond']) expect(summary[key]).toBeGreaterThan(0);

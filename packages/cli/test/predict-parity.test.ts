@@ -91,6 +91,9 @@ describe.each(['test_fixed_500bp', 'test_with_orfs'])('virnucpro predict on %s (
     const summary = JSON.parse(readFileSync(join(out, 'run_summary.json'), 'utf8'));
     expect(summary.status).toBe('complete');
     expect(summary.backend).toBe('cpu');
+    expect(summary.precision).toBe('fp32');
+    expect(summary.oomSplits).toBe(0);
+    expect(summary.cuda).toBeUndefined();
     expect(summary.chunkLength).toBe(500);
     expect(summary.frames).toBe(readRows(join(expectedDir, 'prediction_results.txt')).rows.length);
     expect(summary.resumedSequences).toBe(0);

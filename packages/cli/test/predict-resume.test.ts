@@ -79,6 +79,9 @@ describe('virnucpro predict: interruption and resume', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     frames = summary(reference).frames;
+    // The workers' own report: backend and precision (cpu: fp32), OOM splits per worker.
+    expect(summary(reference)).toMatchObject({ backend: 'cpu', precision: 'fp32', oomSplits: 0 });
+    expect(summary(reference).workerStats.map((w: { device: string; oomSplits: number }) => [w.device, w.oomSplits])).toEqual([['cpu:0', 0], ['cpu:1', 0]]);
     expect(frames).toBeGreaterThan(20);
   });
 

@@ -65,5 +65,18 @@ describe('run summary', () => {
     expect(s.batches).toBe(2);
     expect(s.packingEfficiency).toBe(0.75);
     expect(s.status).toBe('complete');
+    expect(s.precision).toBe('fp32');
+    expect(s.oomSplits).toBe(0);
+    expect(s.cuda).toBeUndefined();
+  });
+
+  it('records the backend actually used, its precision, the GPU and library versions, and OOM splits', () => {
+    const b = new RunSummaryBuilder({ input: 'a.fa', chunkLength: 500, models: { esm: 'e', dnabert: 'd', mlp: 'm' }, backend: 'auto', devices: ['0'], workers: 0, tokenBudget: 100 });
+    const cuda = { gpu: 'NVIDIA H100 80GB HBM3', arch: 'sm_90', driverCudaVersion: '13.0', nvrtcVersion: '13.0', cublasLtVersion: 130100 };
+    b.setCompute({ backend: 'cuda', precision: 'bf16', cuda });
+    b.oomSplits = 3;
+    const s = b.build('complete');
+    expect(s).toMatchObject({ backend: 'cuda', precision: 'bf16', cuda, oomSplits: 3 });
+    expect(JSON.parse(JSON.stringify(s)).cuda).toEqual(cuda);
   });
 });

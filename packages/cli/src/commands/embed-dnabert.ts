@@ -5,6 +5,7 @@ import { requireDnabertFolder } from './dnabert-folder.js';
 import { readEmbedArgs, withEmbedOptions } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
 import { requireFastaRecords } from './require-fasta-records.js';
+import { describeForLog, startComputeBackend } from '../pipeline/compute-backend.js';
 import { runCommand } from './run-command.js';
 
 export const embedDnabertCommand: CommandModule = {
@@ -25,17 +26,18 @@ export const embedDnabertCommand: CommandModule = {
       requireDnabertFolder(run.model, '--model');
       await requireFastaRecords(run.input); // before the model load, which can take a while
       const config = await readDnabertConfig(join(run.model, 'config.json'));
-      const embedder = await createDnabertEmbedder({ model: run.model, backend: run.backend });
+      const compute = await startComputeBackend(run.backend, run.precision);
+      const embedder = await createDnabertEmbedder({ model: run.model, backend: compute.backend });
       try {
-        run.log?.(`${embedder.name} (${config.numLayers} layers, dim ${embedder.dim}) on ${embedder.backend}`);
+        run.log?.(`${embedder.name} (${config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
         const summary = await runEmbed({
           ...run,
           embedder,
-          backend: embedder.backend,
+          compute,
           residue: 'nucleotide',
           metadata: { model: embedder.name, config: JSON.stringify(config), format: 'virnucpro-embeddings' },
         });
-        run.log?.(`${summary.sequences} sequences, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s`);
+        run.log?.(`${summary.sequences} sequences, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s${summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''}`);
       } finally {
         embedder.dispose();
       }

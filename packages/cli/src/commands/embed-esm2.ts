@@ -4,6 +4,7 @@ import { createEsm2Embedder } from '@virnucpro/esm2';
 import { UsageError } from '../errors.js';
 import { readEmbedArgs, withEmbedOptions } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
+import { describeForLog, startComputeBackend } from '../pipeline/compute-backend.js';
 import { runCommand } from './run-command.js';
 
 export const embedEsm2Command: CommandModule = {
@@ -22,16 +23,17 @@ export const embedEsm2Command: CommandModule = {
     runCommand(async () => {
       const run = readEmbedArgs(args);
       if (!existsSync(run.model)) throw new UsageError(`${run.model}: model not found (a checkpoint folder or file)`);
-      const embedder = await createEsm2Embedder({ model: run.model, backend: run.backend, unknown: args.unknown as 'error' | 'unk' });
+      const compute = await startComputeBackend(run.backend, run.precision);
+      const embedder = await createEsm2Embedder({ model: run.model, backend: compute.backend, unknown: args.unknown as 'error' | 'unk' });
       try {
-        run.log?.(`ESM-2 ${embedder.name} (${embedder.model.config.numLayers} layers, dim ${embedder.dim}) on ${embedder.backend}`);
+        run.log?.(`ESM-2 ${embedder.name} (${embedder.model.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
         const summary = await runEmbed({
           ...run,
           embedder,
-          backend: embedder.backend,
+          compute,
           metadata: { model: embedder.name, config: JSON.stringify(embedder.model.config), format: 'virnucpro-embeddings' },
         });
-        run.log?.(`${summary.sequences} proteins, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s`);
+        run.log?.(`${summary.sequences} proteins, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s${summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''}`);
       } finally {
         embedder.dispose();
       }

@@ -4,11 +4,14 @@ import { packAsyncIterable, type PackItem } from '@virnucpro/packer';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { writeFileAtomic } from '../fs/write-file-atomic.js';
+import type { ComputeDescription, CudaDeviceSummary } from '../pipeline/compute-backend.js';
+import { embedSplittingOnOom } from '../pipeline/oom-split.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
 
 export interface EmbedRunOptions {
   embedder: Embedder;
-  backend: string;
+  /** The backend the embedder runs on, its precision and (cuda) GPU. */
+  compute: ComputeDescription;
   input: string;
   output: string;
   tokenBudget: number;
@@ -33,6 +36,11 @@ export interface EmbedSummary {
   sequencesPerSecond: number;
   tokensPerSecond: number;
   backend: string;
+  precision: string;
+  /** On cuda: GPU, architecture, driver CUDA, NVRTC and cuBLASLt versions. */
+  cuda?: CudaDeviceSummary;
+  /** Batches split in two after the GPU ran out of memory. */
+  oomSplits: number;
   model: string;
   dim: number;
 }
@@ -54,6 +62,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   let tokens = 0;
   let batches = 0;
   let spent = 0;
+  let oomSplits = 0;
   const started = performance.now();
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -84,7 +93,10 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     let next = 0;
     for await (const batch of packAsyncIterable(items(), { tokenBudget: options.tokenBudget, window: options.window })) {
       if (interrupted) break;
-      const vectors = await embedder.embedBatch(batch.items.map((item) => item.value.sequence));
+      const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embedBatch(part.map((item) => item.value.sequence)), {
+        onSplit: () => oomSplits++,
+        describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
+      });
       batch.items.forEach((item, i) => pending.set(item.index, { id: item.value.id, vector: vectors[i] }));
       batches++;
       tokens += batch.tokens;
@@ -119,7 +131,10 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     seconds,
     sequencesPerSecond: ids.length / seconds,
     tokensPerSecond: tokens / seconds,
-    backend: options.backend,
+    backend: options.compute.backend,
+    precision: options.compute.precision,
+    ...(options.compute.cuda ? { cuda: options.compute.cuda } : {}),
+    oomSplits,
     model: embedder.name,
     dim: embedder.dim,
   };

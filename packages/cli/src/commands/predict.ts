@@ -30,7 +30,7 @@ export const predictCommand: CommandModule = {
     for (const spec of PREDICT_OPTIONS) if (spec.key !== 'input') parser = parser.option(spec.key, yargsOption(spec));
     return parser
       .example('$0 predict reads.fa --out-dir results', 'ESM-2 3B + DNABERT-S + 500 bp MLP from ~/.cache/virnucpro')
-      .example('$0 predict reads.fa --model-type 300 --out-dir r300 --backend tensorflow --devices 0,1', 'two GPUs')
+      .example('$0 predict reads.fa --model-type 300 --out-dir r300 --backend cuda --devices 0,1', 'two NVIDIA GPUs, one worker each')
       .example('$0 predict reads.fa --out-dir results --resume', 'continue an interrupted run')
       .example('$0 predict --config run.yaml', 'every option from a YAML file (see `virnucpro config init`)')
       .epilogue('Exit codes: 0 done, 1 error, 2 bad input or options, 130 interrupted (SIGINT), 143 terminated (SIGTERM). See docs/usage.md.');
@@ -44,7 +44,7 @@ export const predictCommand: CommandModule = {
       try {
         const s = await runPredict(options, { reporter, handleSignals: true });
         reporter.log(
-          `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend}); results in ${options.outDir}`,
+          `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}`,
         );
       } finally {
         reporter.close();

@@ -1,8 +1,10 @@
 // The single table of `virnucpro predict` options. yargs flags, YAML config keys, validation and the
 // commented default config (`virnucpro config init`) are all generated from it, so they cannot drift.
+import { backendNames, precisionNames, type BackendName, type Precision } from '@virnucpro/ops';
 
-export const BACKENDS = ['auto', 'cpu', 'wasm', 'webgpu', 'tensorflow'] as const;
-export type BackendChoice = (typeof BACKENDS)[number];
+/** `--backend` values: ops' backend names and `auto`. */
+export const BACKENDS: readonly BackendChoice[] = ['auto', ...backendNames];
+export type BackendChoice = BackendName | 'auto';
 
 export type OptionKind = 'string' | 'path' | 'integer' | 'boolean' | 'choice' | 'list';
 
@@ -30,6 +32,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'dnabert', kind: 'path', description: 'DNABERT-S model folder with tokenizer.json (default: DNABERT-S in --models-dir)' },
   { key: 'mlp', kind: 'path', description: 'VirNucPro MLP (.pth or .safetensors; default: <model-type>_model.pth in --models-dir)' },
   { key: 'backend', kind: 'choice', choices: BACKENDS, default: 'auto', description: 'compute backend for the embedding models' },
+  { key: 'precision', kind: 'choice', choices: precisionNames, description: 'float precision of the models: fp16 or bf16 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend)' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = run in this process)' },
   { key: 'token-budget', kind: 'integer', min: 16, default: 4096, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS)' },
@@ -54,6 +57,8 @@ export interface PredictOptions {
   dnabert?: string;
   mlp?: string;
   backend: BackendChoice;
+  /** As asked for (undefined: the backend's default, fp16 on cuda and fp32 elsewhere). */
+  precision?: Precision;
   devices: string[];
   workers: number;
   tokenBudget: number;

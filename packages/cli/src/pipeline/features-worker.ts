@@ -3,12 +3,20 @@
 // to a device once and comes back as its finished VirNucPro feature [DNABERT-S mean | ESM-2 mean].
 import { createDnabertEmbedder } from '@virnucpro/dnabert';
 import { createEsm2Embedder } from '@virnucpro/esm2';
-import type { BackendName } from '@virnucpro/ops';
+import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
+import { startComputeBackend, type ComputeDescription } from './compute-backend.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
+import { embedSplittingOnOom } from './oom-split.js';
 
 export interface FeaturesWorkerOptions {
   esm: string;
   dnabert: string;
+}
+
+/** Counters a features model keeps (reported to the pool with every batch). */
+export interface FeaturesCounters {
+  /** Batches split in two after the GPU ran out of memory (each split counted once). */
+  oomSplits: number;
 }
 
 export interface FeaturesModel {
@@ -20,25 +28,52 @@ export interface FeaturesModel {
   /** DNABERT-S tokens of a frame (telemetry). */
   dnabertTokenCount(item: FrameItem): number;
   embed(items: FrameItem[]): Promise<Float32Array[]>;
+  /** Backend, precision and (cuda) GPU and library versions: run_summary.json, via the pool's telemetry. */
+  describe(): ComputeDescription;
+  counters(): FeaturesCounters;
   dispose(): void;
 }
 
-export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: { backend?: BackendName | 'auto' } = {}): Promise<FeaturesModel> {
-  const backend = ctx.backend ?? 'auto';
-  const dnabert = await createDnabertEmbedder({ model: options.dnabert, backend });
-  const esm = await createEsm2Embedder({ model: options.esm, backend });
+export interface FeaturesContext {
+  backend?: BackendName | 'auto';
+  /** Precision on cuda (default fp16); fp16/bf16 on another backend is a usage error. */
+  precision?: Precision;
+}
+
+export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: FeaturesContext = {}): Promise<FeaturesModel> {
+  // The backend (and its precision) first; the embedders then find it already current.
+  const compute = await startComputeBackend(ctx.backend ?? 'auto', ctx.precision);
+  const dnabert = await createDnabertEmbedder({ model: options.dnabert, backend: compute.backend });
+  const esm = await createEsm2Embedder({ model: options.esm, backend: compute.backend });
+  return featuresModel(dnabert, esm, compute);
+}
+
+/** The embedders' part a features model uses (the tests give it fakes). */
+export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embedBatch' | 'dispose'>;
+
+/**
+ * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
+ * worker or in-process: a batch that runs out of GPU memory is split and retried here (oom-split.ts).
+ */
+export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription): FeaturesModel {
   const dim = dnabert.dim + esm.dim;
+  const counters: FeaturesCounters = { oomSplits: 0 };
+  const split = {
+    onSplit: () => counters.oomSplits++,
+    describe: (item: FrameItem) => `frame ${item.id} (${item.nucleotide.length} nt, ${item.protein.length} aa)`,
+  };
   return {
     dim,
     dnabertDim: dnabert.dim,
     esmDim: esm.dim,
-    backend: esm.backend,
+    backend: compute.backend,
     tokenCount: esmTokenCount,
     dnabertTokenCount: (item) => dnabert.tokenCount(item.nucleotide),
     async embed(items) {
       // VirNucPro feeds DNABERT-S the frame's nucleotide slice and ESM-2 its protein; merged as [dnabert | esm].
-      const nucleotide = await dnabert.embedBatch(items.map((i) => i.nucleotide));
-      const protein = await esm.embedBatch(items.map((i) => i.protein));
+      // Each model splits on its own: only the one that ran out of memory pays for smaller batches.
+      const nucleotide = await embedSplittingOnOom(items, (part) => dnabert.embedBatch(part.map((i) => i.nucleotide)), split);
+      const protein = await embedSplittingOnOom(items, (part) => esm.embedBatch(part.map((i) => i.protein)), split);
       return items.map((_, row) => {
         const v = new Float32Array(dim);
         v.set(nucleotide[row], 0);
@@ -46,6 +81,8 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: {
         return v;
       });
     },
+    describe: () => ({ ...compute, ...(compute.cuda ? { cuda: { ...compute.cuda } } : {}) }),
+    counters: () => ({ ...counters }),
     dispose() {
       dnabert.dispose();
       esm.dispose();
@@ -54,4 +91,5 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: {
 }
 
 /** The runtime's factory signature: (options, ctx) → WorkerModel. */
-export const featuresWorkerFactory = (options: unknown, ctx: { backend: BackendName }) => createFeaturesModel(options as FeaturesWorkerOptions, ctx);
+export const featuresWorkerFactory = (options: unknown, ctx: { backend: BackendName; precision?: Precision }) =>
+  createFeaturesModel(options as FeaturesWorkerOptions, ctx);

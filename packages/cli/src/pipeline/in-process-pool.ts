@@ -5,6 +5,9 @@ import { CounterGate, type EmbeddedBatch, type PoolEvent, type WorkerPool } from
 interface LocalModel<I> {
   readonly dim: number;
   embed(items: I[]): Promise<Float32Array[]>;
+  /** As a worker's WorkerModel: telemetry `info` and `counters`. */
+  describe?(): object;
+  counters?(): object;
   dispose?(): void;
 }
 
@@ -51,7 +54,11 @@ export function inProcessPool<I>(model: LocalModel<I>, credit = 2): WorkerPool<I
     embed: (): OperatorFunction<PackedBatch<I>, EmbeddedBatch<I>> => mergeMap((batch) => from(submit(batch))),
     freeCredit: () => Math.max(0, credit - queued),
     telemetry: () => [
-      { worker: 0, device: 'in-process', pid: process.pid, state: 'ready', batches, items, tokens, seconds, restarts: 0, failures: 0, inFlight: queued } as unknown as ReturnType<WorkerPool<I>['telemetry']>[number],
+      {
+        worker: 0, device: 'in-process', pid: process.pid, state: 'ready', batches, items, tokens, seconds, restarts: 0, failures: 0, inFlight: queued,
+        counters: { ...(model.counters?.() ?? {}) },
+        ...(model.describe ? { info: { ...model.describe() } } : {}),
+      } as unknown as ReturnType<WorkerPool<I>['telemetry']>[number],
     ],
     pids: () => [process.pid],
     close: async () => {

@@ -7,13 +7,15 @@ import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
 import { BpeTokenizer } from '@virnucpro/dnabert';
 import { initBackend, type BackendName } from '@virnucpro/ops';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
-import { runEmbedding, startPool, type WorkerPool } from '@virnucpro/runtime';
+import { listCudaDriverDevices, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
-import { createFeaturesModel } from './features-worker.js';
+import { resolvePrecision } from '../config/precision.js';
+import { AUTO_NOTE, type ComputeDescription } from './compute-backend.js';
+import { createFeaturesModel, type FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriters } from './frames-source.js';
 import { inProcessPool } from './in-process-pool.js';
@@ -72,7 +74,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     throw err;
   });
-  summary.setBackend(pool.backend);
+  summary.setCompute(pool.compute);
   summary.endStage('load-models');
 
   let writer: PredictionWriter | undefined;
@@ -179,10 +181,17 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
     summary.chunks = counts.chunks;
     summary.frames = counts.frames;
     summary.resumedSequences = run.stats.resumedSequences;
+    const telemetry = pool.pool.telemetry();
+    summary.setCompute(computeOf(telemetry, pool.compute));
+    summary.oomSplits = telemetry.reduce((sum, t) => sum + oomSplitsOf(t), 0);
     if (pool.pool.devices.some((d) => d.label !== 'in-process')) {
-      summary.workerStats = pool.pool.telemetry().map((t) => ({
-        worker: t.worker, device: t.device, batches: t.batches, frames: t.items, tokens: t.tokens, seconds: t.seconds, restarts: t.restarts,
-      }));
+      summary.workerStats = telemetry.map((t) => {
+        const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;
+        return {
+          worker: t.worker, device: t.device, batches: t.batches, frames: t.items, tokens: t.tokens, seconds: t.seconds, restarts: t.restarts,
+          oomSplits: oomSplitsOf(t), ...(cuda ? { cuda } : {}),
+        };
+      });
     }
     const result = summary.build('complete');
     writeFileAtomic(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(result, null, 2) + '\n');
@@ -197,25 +206,60 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
 }
 
 /** The features model on a worker pool (--devices / --workers N) or in this process (default). */
-async function startFeaturePool(options: PredictOptions, models: { esm: string; dnabert: string }): Promise<{ pool: WorkerPool<FrameItem>; backend: BackendName }> {
+async function startFeaturePool(options: PredictOptions, models: { esm: string; dnabert: string }): Promise<{ pool: WorkerPool<FrameItem>; compute: ComputeDescription }> {
   const useWorkers = options.devices.length > 0 || options.workers > 0;
   if (!useWorkers) {
-    const model = await createFeaturesModel(models, { backend: options.backend });
-    return { pool: inProcessPool<FrameItem>(model), backend: model.backend };
+    const model = await createFeaturesModel(models, { backend: options.backend, precision: options.precision });
+    return { pool: inProcessPool<FrameItem>(model), compute: model.describe() };
   }
-  const backend = options.backend === 'auto' ? await initBackend('auto') : options.backend;
   const devices = options.devices.map((d) => {
     const n = Number(d);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
     return n;
   });
+  const { backend, note } = options.backend === 'auto' ? await autoBackendForWorkers() : { backend: options.backend, note: '' };
+  const precision = resolvePrecision(backend, options.precision, note);
   const pool = await startPool<FrameItem>({
     model: { module: fileURLToPath(new URL('./features-worker.js', import.meta.url)), export: 'featuresWorkerFactory', options: models },
     backend,
+    precision,
     devices: devices.length ? devices : undefined,
     workers: options.workers > 0 ? options.workers : undefined,
   });
-  return { pool, backend };
+  return { pool, compute: computeOf(pool.telemetry(), { backend, precision }) };
+}
+
+/**
+ * `--backend auto` with worker processes, decided here in the parent: cuda when the driver sees a GPU and
+ * the libraries are there (asked without creating a tfjs cuda backend in this process), otherwise the
+ * first other backend that starts.
+ */
+async function autoBackendForWorkers(): Promise<{ backend: BackendName; note: string }> {
+  try {
+    await listCudaDriverDevices();
+    return { backend: 'cuda', note: '' };
+  } catch {
+    return { backend: await initBackend('auto'), note: AUTO_NOTE };
+  }
+}
+
+/** Backend, precision and GPU as the workers described them (the first that did), else `fallback`. */
+function computeOf(telemetry: WorkerTelemetry[], fallback: ComputeDescription): ComputeDescription {
+  const described = telemetry.map((t) => t.info as ComputeDescription | undefined).filter((i): i is ComputeDescription => !!i?.backend);
+  if (described.length === 0) return fallback;
+  const first = described[0];
+  const gpus = [...new Set(described.flatMap((d) => (d.cuda ? [d.cuda.gpu] : [])))];
+  const arches = [...new Set(described.flatMap((d) => (d.cuda ? [d.cuda.arch] : [])))];
+  return {
+    backend: first.backend,
+    precision: first.precision,
+    // Several different GPUs: their names side by side (the library versions are one host's).
+    ...(first.cuda ? { cuda: { ...first.cuda, gpu: gpus.join(', '), arch: arches.join(', ') } } : {}),
+  };
+}
+
+function oomSplitsOf(t: WorkerTelemetry): number {
+  return (t.counters as Partial<FeaturesCounters> | undefined)?.oomSplits ?? 0;
 }
 
 /** Wraps a pool so every submitted batch is counted (batches, tokens → packing efficiency). */

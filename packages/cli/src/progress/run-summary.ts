@@ -1,3 +1,5 @@
+import type { CudaDeviceSummary } from '../pipeline/compute-backend.js';
+
 /** What `run_summary.json` holds: the telemetry of one predict run. */
 export interface RunSummary {
   version: 1;
@@ -9,6 +11,10 @@ export interface RunSummary {
   chunkLength: number;
   models: { esm: string; dnabert: string; mlp: string };
   backend: string;
+  /** Float precision the models computed in: fp16/bf16/fp32 on cuda, fp32 elsewhere. */
+  precision: string;
+  /** On cuda: GPU name(s), architecture, the driver's CUDA version, NVRTC and cuBLASLt versions. */
+  cuda?: CudaDeviceSummary;
   devices: string[];
   workers: number;
   sequences: number;
@@ -20,6 +26,8 @@ export interface RunSummary {
   tokenBudget: number;
   /** Σ tokens in batches / (batches · budget); 1 = every batch full. */
   packingEfficiency: number;
+  /** Batches split in two (and retried) because the GPU ran out of memory; 0 when everything fit. */
+  oomSplits: number;
   stageSeconds: Record<string, number>;
   totalSeconds: number;
   sequencesPerSecond: number;
@@ -39,6 +47,10 @@ export interface WorkerStats {
   /** Seconds inside the worker's embed calls. */
   seconds: number;
   restarts: number;
+  /** Batches this worker split after running out of GPU memory. */
+  oomSplits: number;
+  /** On cuda: this worker's GPU and libraries. */
+  cuda?: CudaDeviceSummary;
 }
 
 /** Accumulates counters and stage timings during a run and produces the RunSummary at the end. */
@@ -54,7 +66,10 @@ export class RunSummaryBuilder {
   dnabertTokens = 0;
   batches = 0;
   batchedTokens = 0;
+  oomSplits = 0;
   workerStats?: WorkerStats[];
+  private precision = 'fp32';
+  private cuda?: CudaDeviceSummary;
 
   constructor(
     private readonly fixed: Pick<RunSummary, 'input' | 'chunkLength' | 'models' | 'backend' | 'devices' | 'workers' | 'tokenBudget'>,
@@ -91,6 +106,12 @@ export class RunSummaryBuilder {
   setBackend(backend: string): void {
     this.fixed.backend = backend;
   }
+  /** The backend actually used (`auto` resolved), its precision and, on cuda, the GPU and library versions. */
+  setCompute(compute: { backend: string; precision: string; cuda?: CudaDeviceSummary }): void {
+    this.fixed.backend = compute.backend;
+    this.precision = compute.precision;
+    this.cuda = compute.cuda ? { ...compute.cuda } : undefined;
+  }
 
   build(status: RunSummary['status']): RunSummary {
     for (const name of [...this.stageStart.keys()]) this.endStage(name);
@@ -103,6 +124,8 @@ export class RunSummaryBuilder {
       finishedAt: new Date(this.now()).toISOString(),
       status,
       ...this.fixed,
+      precision: this.precision,
+      ...(this.cuda ? { cuda: this.cuda } : {}),
       sequences: this.sequences,
       chunks: this.chunks,
       frames: this.frames,
@@ -110,6 +133,7 @@ export class RunSummaryBuilder {
       tokens: { esm: this.esmTokens, dnabert: this.dnabertTokens },
       batches: this.batches,
       packingEfficiency: this.batches ? this.batchedTokens / (this.batches * this.fixed.tokenBudget) : 0,
+      oomSplits: this.oomSplits,
       stageSeconds: this.stageSeconds,
       totalSeconds,
       sequencesPerSecond: per(this.sequences),
