@@ -169,7 +169,7 @@ describe('identical WebGPU GPUs: one worker per GPU by hiding the others', () =>
   it('refuses, saying why, where GPUs cannot be hidden or the driver list does not match', async () => {
     await expect(
       resolveDevices({ backend: 'webgpu', devices: [1], discover: { webgpu: twins, nvidiaNodes: nodes, isolationUnavailable: () => 'cannot create a private mount namespace' } }),
-    ).rejects.toThrow(/identical GPUs.*private mount namespace.*--backend tensorflow/);
+    ).rejects.toThrow(/identical GPUs.*private mount namespace.*--backend cuda \(or tensorflow\)/);
     await expect(resolveDevices({ backend: 'webgpu', discover: { webgpu: twins, nvidiaNodes: async () => [], isolationUnavailable: canIsolate } })).rejects.toThrow(
       /found 0 there for 2 adapters/,
     );
