@@ -24,7 +24,7 @@ export const embedEsm2Command: CommandModule = {
       const run = readEmbedArgs(args);
       if (!existsSync(run.model)) throw new UsageError(`${run.model}: model not found (a checkpoint folder or file)`);
       const compute = await startComputeBackend(run.backend, run.precision);
-      const embedder = await createEsm2Embedder({ model: run.model, backend: compute.backend, unknown: args.unknown as 'error' | 'unk' });
+      const embedder = await createEsm2Embedder({ model: run.model, backend: compute.backend, precision: compute.precision, unknown: args.unknown as 'error' | 'unk' });
       try {
         run.log?.(`ESM-2 ${embedder.name} (${embedder.model.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
         const summary = await runEmbed({

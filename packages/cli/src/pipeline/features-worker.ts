@@ -44,7 +44,7 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: F
   // The backend (and its precision) first; the embedders then find it already current.
   const compute = await startComputeBackend(ctx.backend ?? 'auto', ctx.precision);
   const dnabert = await createDnabertEmbedder({ model: options.dnabert, backend: compute.backend });
-  const esm = await createEsm2Embedder({ model: options.esm, backend: compute.backend });
+  const esm = await createEsm2Embedder({ model: options.esm, backend: compute.backend, precision: compute.precision });
   return featuresModel(dnabert, esm, compute);
 }
 
