@@ -85,8 +85,15 @@ describe('features model: out of GPU memory', () => {
     const vectors = await model.embed(frames);
     expect(vectors.map((v) => Array.from(v))).toEqual(frames.map((f) => [...expectedVector(f.nucleotide, 3), ...expectedVector(f.protein, 2)]));
     // 21 → 11 + 10 → (6 + 5) + (5 + 5): 3 splits for DNABERT-S; ESM-2 splits further: 6 → 3 + 3 (4 in all)
-    expect(model.counters()).toEqual({ oomSplits: 3 + 4 });
+    expect(model.counters()).toEqual({ oomSplits: 3 + 4, fp32Recomputes: 0 });
     expect(model.describe()).toEqual(compute);
+  });
+
+  it("reports the ESM-2 embedder's fp32 recomputes next to the splits", async () => {
+    const esm = { ...fakeEmbedder(2, 100), counters: () => ({ fp32Recomputes: 2 }) };
+    const model = featuresModel(fakeEmbedder(3, 100), esm, compute);
+    await model.embed(frames.slice(0, 3));
+    expect(model.counters()).toEqual({ oomSplits: 0, fp32Recomputes: 2 });
   });
 
   it('through the in-process pool (--workers 0): results in input order, splits in its telemetry', async () => {
@@ -99,7 +106,7 @@ describe('features model: out of GPU memory', () => {
     expect(results.map((r) => r.index)).toEqual(frames.map((_, i) => i));
     expect(results.map((r) => Array.from(r.vector))).toEqual(frames.map((f) => [...expectedVector(f.nucleotide, 3), ...expectedVector(f.protein, 2)]));
     const [telemetry] = pool.telemetry();
-    expect(telemetry.counters).toEqual({ oomSplits: model.counters().oomSplits });
+    expect(telemetry.counters).toEqual({ oomSplits: model.counters().oomSplits, fp32Recomputes: 0 });
     expect(telemetry.counters.oomSplits).toBeGreaterThan(0);
     expect(telemetry.info).toEqual(compute);
   });

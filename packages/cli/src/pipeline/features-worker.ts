@@ -17,6 +17,8 @@ export interface FeaturesWorkerOptions {
 export interface FeaturesCounters {
   /** Batches split in two after the GPU ran out of memory (each split counted once). */
   oomSplits: number;
+  /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf. */
+  fp32Recomputes: number;
 }
 
 export interface FeaturesModel {
@@ -49,7 +51,9 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: F
 }
 
 /** The embedders' part a features model uses (the tests give it fakes). */
-export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embedBatch' | 'dispose'>;
+export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embedBatch' | 'dispose'> & {
+  counters?(): { fp32Recomputes?: number };
+};
 
 /**
  * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
@@ -57,7 +61,7 @@ export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embedBatch
  */
 export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription): FeaturesModel {
   const dim = dnabert.dim + esm.dim;
-  const counters: FeaturesCounters = { oomSplits: 0 };
+  const counters = { oomSplits: 0 };
   const split = {
     onSplit: () => counters.oomSplits++,
     describe: (item: FrameItem) => `frame ${item.id} (${item.nucleotide.length} nt, ${item.protein.length} aa)`,
@@ -82,7 +86,7 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
       });
     },
     describe: () => ({ ...compute, ...(compute.cuda ? { cuda: { ...compute.cuda } } : {}) }),
-    counters: () => ({ ...counters }),
+    counters: () => ({ ...counters, fp32Recomputes: esm.counters?.().fp32Recomputes ?? 0 }),
     dispose() {
       dnabert.dispose();
       esm.dispose();

@@ -184,6 +184,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
     const telemetry = pool.pool.telemetry();
     summary.setCompute(computeOf(telemetry, pool.compute));
     summary.oomSplits = telemetry.reduce((sum, t) => sum + oomSplitsOf(t), 0);
+    summary.fp32Recomputes = telemetry.reduce((sum, t) => sum + fp32RecomputesOf(t), 0);
     if (pool.pool.devices.some((d) => d.label !== 'in-process')) {
       summary.workerStats = telemetry.map((t) => {
         const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;
@@ -260,6 +261,10 @@ function computeOf(telemetry: WorkerTelemetry[], fallback: ComputeDescription): 
 
 function oomSplitsOf(t: WorkerTelemetry): number {
   return (t.counters as Partial<FeaturesCounters> | undefined)?.oomSplits ?? 0;
+}
+
+function fp32RecomputesOf(t: WorkerTelemetry): number {
+  return (t.counters as Partial<FeaturesCounters> | undefined)?.fp32Recomputes ?? 0;
 }
 
 /** Wraps a pool so every submitted batch is counted (batches, tokens → packing efficiency). */

@@ -28,6 +28,8 @@ export interface RunSummary {
   packingEfficiency: number;
   /** Batches split in two (and retried) because the GPU ran out of memory; 0 when everything fit. */
   oomSplits: number;
+  /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf (cuda). */
+  fp32Recomputes: number;
   stageSeconds: Record<string, number>;
   totalSeconds: number;
   sequencesPerSecond: number;
@@ -67,6 +69,7 @@ export class RunSummaryBuilder {
   batches = 0;
   batchedTokens = 0;
   oomSplits = 0;
+  fp32Recomputes = 0;
   workerStats?: WorkerStats[];
   private precision = 'fp32';
   private cuda?: CudaDeviceSummary;
@@ -134,6 +137,7 @@ export class RunSummaryBuilder {
       batches: this.batches,
       packingEfficiency: this.batches ? this.batchedTokens / (this.batches * this.fixed.tokenBudget) : 0,
       oomSplits: this.oomSplits,
+      fp32Recomputes: this.fp32Recomputes,
       stageSeconds: this.stageSeconds,
       totalSeconds,
       sequencesPerSecond: per(this.sequences),
