@@ -9,6 +9,7 @@ import { initBackend, type BackendName } from '@virnucpro/ops';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
 import { listCudaDriverDevices, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
+import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { UsageError } from '../errors.js';
 import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
@@ -42,6 +43,8 @@ export interface RunPredictIo {
 export async function runPredict(options: PredictOptions, io: RunPredictIo): Promise<RunSummary> {
   const { reporter } = io;
   if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`input file not found: ${options.input}`);
+  // Empty, no '>' header, binary: refused as `prep` refuses them, before any model is loaded or folder made.
+  await requireFastaRecords(options.input);
   const models = resolveModelPaths(options);
   // Read the whole input once before anything is created: a malformed file fails here, leaving nothing
   // behind, and the count gives the progress bar its total.
