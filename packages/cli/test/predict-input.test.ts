@@ -32,3 +32,41 @@ describe('virnucpro predict: input that is not FASTA', () => {
     expect(existsSync(r.out)).toBe(false);
   });
 });
+
+// A protein (UniProt P0A7B8-like) given as DNA: ~34% of its letters are E, F, I, L, P, Q and other non-nucleotide codes.
+const PROTEIN =
+  'MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSVYVDQWDWERVMGDGERQFSTLKSTVEAIWAGIKATEAAVSEEFGLAPFLPDQIHFVHSQELLSRYPDLDAKGRERAIAKDLGAVFLVGIGGKLSDGHRHDVRAPDYDDW';
+const DNA = 'ATGACCAAGTTTGCGCTAACGGTACCTGATTAGCATCGATCGGGCTTAACGTAGCTAGCTAGCATCGATCGACTAGCTAGCTAGCATCGATCGATCGA';
+
+describe('virnucpro predict: input that is not DNA, duplicate ids', () => {
+  it('refuses a protein FASTA (exit 2, one line naming file, line and record), no output folder', () => {
+    const r = predictOn('protein.fa', `>dna1\n${DNA}\n>prot1 a protein\n${PROTEIN}\n`);
+    expect(r.status).toBe(2);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toContain(`${r.input}: line 3: record 'prot1' is not DNA`);
+    expect(r.lines[0]).toContain('--allow-non-dna');
+    expect(existsSync(r.out)).toBe(false);
+  });
+
+  it('accepts IUPAC ambiguity codes, N runs and lower case (≤ 10% other characters)', () => {
+    const iupac = `${DNA.toLowerCase()}NNNNNNNNNNRYSWKMBDHVUxxxxxxx`;
+    const r = predictOn('iupac.fa', `>mixed\n${iupac}\n`);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('runs a protein FASTA with --allow-non-dna', () => {
+    const r = predictOn('protein-allowed.fa', `>prot1\n${PROTEIN}\n`, '--allow-non-dna');
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(existsSync(join(r.out, 'sequence_summary.tsv'))).toBe(true);
+  });
+
+  it('refuses duplicate record ids, naming the id and both header lines', () => {
+    const r = predictOn('dup.fa', `>a\n${DNA}\n>dup first\n${DNA}\n${DNA}\n>b\n${DNA}\n>dup second\n${DNA}\n`);
+    expect(r.status).toBe(2);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toContain(`${r.input}: record id 'dup' appears twice (lines 3 and 8)`);
+    expect(existsSync(r.out)).toBe(false);
+  });
+});

@@ -10,4 +10,5 @@ export { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.j
 export { AtomicFileWriter } from './atomic-file-writer.js';
 export { PrepWriter } from './prep-writer.js';
 export { PrepInputError } from './prep-input-error.js';
+export { recordHeaderLine } from './record-header-line.js';
 export { prepFasta, type PrepOptions, type PrepSummary, type PrepCounts } from './prep-fasta.js';

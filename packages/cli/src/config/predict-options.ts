@@ -41,6 +41,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'checkpoint-seconds', kind: 'integer', min: 0, default: 300, description: 'also write a shard when finished frames have waited this long (0 = only --checkpoint-every)' },
   { key: 'resume', kind: 'boolean', default: false, description: 'continue an interrupted run in --out-dir from its checkpoints' },
   { key: 'force', kind: 'boolean', default: false, description: 'overwrite results already in --out-dir' },
+  { key: 'allow-non-dna', kind: 'boolean', default: false, description: 'run on records that are not DNA (more than 10% of their characters outside ACGTUN and the IUPAC codes) instead of refusing them' },
   { key: 'keep-intermediate', kind: 'boolean', default: false, description: 'also write the chunked, nucleotide and protein FASTA files' },
   { key: 'quiet', kind: 'boolean', default: false, description: 'no progress output (errors still go to stderr)' },
   { key: 'config', kind: 'path', cliOnly: true, description: 'YAML file with any of these options (command-line flags win)' },
@@ -68,6 +69,7 @@ export interface PredictOptions {
   resume: boolean;
   force: boolean;
   keepIntermediate: boolean;
+  allowNonDna: boolean;
   quiet: boolean;
   config?: string;
 }

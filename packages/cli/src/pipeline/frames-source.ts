@@ -2,6 +2,7 @@ import { readFasta } from '@virnucpro/fasta-stream';
 import { chunkRecord, formatSingleLineFasta, formatWrappedFasta, identifyFrames } from '@virnucpro/sixframe';
 import { UsageError } from '../errors.js';
 import type { FrameItem } from './frame-item.js';
+import type { InputCheck } from './input-check.js';
 import type { StagedTextFile } from './staged-text-file.js';
 
 export interface FrameCounts {
@@ -28,9 +29,11 @@ export async function* framesFromFasta(
   counts: FrameCounts,
   intermediate?: IntermediateWriters,
   onRecord?: (id: string, chunks: number) => void,
+  check?: InputCheck,
 ): AsyncGenerator<FrameItem> {
   for await (const record of readFasta(input)) {
     counts.sequences++;
+    if (check) await check.record(record, counts.sequences);
     if (record.sequence.length === 0) {
       // The original divides by zero on an empty record; say which one instead.
       throw new UsageError(`${input}: record #${counts.sequences} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
@@ -53,9 +56,12 @@ export async function* framesFromFasta(
   }
 }
 
-/** Counts what framesFromFasta would produce (for progress totals), without keeping anything. */
-export async function countFrames(input: string, chunkLength: number): Promise<FrameCounts> {
+/**
+ * Counts what framesFromFasta would produce (for progress totals), without keeping anything; `check` applies the
+ * input rules to every record on the way (this is the pass that reads the whole input before anything is written).
+ */
+export async function countFrames(input: string, chunkLength: number, check?: InputCheck): Promise<FrameCounts> {
   const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
-  for await (const _ of framesFromFasta(input, chunkLength, counts)) void _;
+  for await (const _ of framesFromFasta(input, chunkLength, counts, undefined, undefined, check)) void _;
   return counts;
 }

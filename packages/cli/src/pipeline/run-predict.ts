@@ -20,6 +20,7 @@ import { createFeaturesModel, type FeaturesCounters } from './features-worker.js
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriters } from './frames-source.js';
 import { inProcessPool } from './in-process-pool.js';
+import { InputCheck } from './input-check.js';
 import { describeModel } from './model-identity.js';
 import { resolveModelPaths } from './resolve-models.js';
 import { StagedTextFile } from './staged-text-file.js';
@@ -49,7 +50,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
   // Read the whole input once before anything is created: a malformed file fails here, leaving nothing
   // behind, and the count gives the progress bar its total.
   const countStart = Date.now();
-  const totals = await countFrames(options.input, options.length);
+  const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna));
   const countSeconds = (Date.now() - countStart) / 1000;
   const summary = new RunSummaryBuilder({
     input: options.input,

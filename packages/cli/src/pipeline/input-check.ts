@@ -1,0 +1,57 @@
+import type { FastaRecord } from '@virnucpro/fasta-stream';
+import { recordHeaderLine } from '@virnucpro/sixframe';
+import { UsageError } from '../errors.js';
+
+/** Share of a record's sequence characters that may lie outside the nucleotide codes before it is refused. */
+export const MAX_NON_NUCLEOTIDE_SHARE = 0.1;
+
+// A C G T U, N, and the IUPAC ambiguity codes R Y S W K M B D H V, either case.
+const NUCLEOTIDE = new Uint8Array(128);
+for (const c of 'ACGTUNRYSWKMBDHV') NUCLEOTIDE[c.charCodeAt(0)] = NUCLEOTIDE[c.toLowerCase().charCodeAt(0)] = 1;
+
+/**
+ * The per-record input rules of `virnucpro predict`, applied while the input is read (one record at a time; only
+ * the ids seen so far are kept, for the duplicate check):
+ * - a record more than 10% of whose sequence characters are not nucleotide codes (ACGTUN or IUPAC RYSWKMBDHV,
+ *   either case) is not DNA (a protein FASTA has ~35% E, F, I, L, P, Q alone): refused unless `allowNonDna`;
+ * - a record id seen before is refused (per-sequence results would merge), naming both header lines.
+ * Refusals are UsageErrors (exit 2) naming the file (`name`) and the line of the record's header.
+ */
+export class InputCheck {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly path: string,
+    private readonly name: string,
+    private readonly allowNonDna: boolean,
+  ) {}
+
+  /** Checks the `number`-th record (1-based). Resolves at once unless the record is refused. */
+  async record(record: FastaRecord, number: number): Promise<void> {
+    const first = this.seen.get(record.id);
+    if (first !== undefined) {
+      const [a, b] = await Promise.all([recordHeaderLine(this.path, first), recordHeaderLine(this.path, number)]);
+      throw new UsageError(
+        `${this.name}: record id '${record.id}' appears twice (${a && b ? `lines ${a} and ${b}` : `records #${first} and #${number}`}); ` +
+          'per-sequence results would be merged: make the ids unique (the id is the header up to the first space)',
+      );
+    }
+    this.seen.set(record.id, number);
+    if (this.allowNonDna) return;
+    const sequence = record.sequence;
+    let outside = 0;
+    for (let i = 0; i < sequence.length; i++) {
+      const c = sequence.charCodeAt(i);
+      if (c >= 128 || NUCLEOTIDE[c] === 0) outside++;
+    }
+    if (outside > MAX_NON_NUCLEOTIDE_SHARE * sequence.length) {
+      const line = await recordHeaderLine(this.path, number);
+      const examples = [...new Set(sequence.toUpperCase().replace(/[ACGTUNRYSWKMBDHV]/g, ''))].slice(0, 6).join(', ');
+      throw new UsageError(
+        `${this.name}: ${line ? `line ${line}: ` : ''}record '${record.id}' is not DNA: ${Math.round((100 * outside) / sequence.length)}% of its ` +
+          `${sequence.length} characters are not nucleotide codes (${examples}; a protein FASTA?). ` +
+          'VirNucPro reads DNA; pass --allow-non-dna to run it anyway',
+      );
+    }
+  }
+}
