@@ -1,9 +1,12 @@
 import yargs from 'yargs';
 import { commands } from './commands/index.js';
 import { ExitCode } from './exit-codes.js';
+import { STDIN_PATH } from './fs/input-source.js';
 
 /** Runs the virnucpro CLI with the given arguments (without node and script). */
 export async function main(argv: string[]): Promise<void> {
+  // A lone `-` (standard input) is mangled by yargs' parser into ""; it stands for /dev/stdin instead.
+  argv = argv.map((arg) => (arg === '-' ? STDIN_PATH : arg));
   let parser = yargs(argv)
     .scriptName('virnucpro')
     .usage('$0 <command> [options]\n\nFind viral sequences in DNA FASTA files with the VirNucPro method.')

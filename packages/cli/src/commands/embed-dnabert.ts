@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { createDnabertEmbedder, readDnabertConfig } from '@virnucpro/dnabert';
 import { requireDnabertFolder } from './dnabert-folder.js';
-import { readEmbedArgs, withEmbedOptions } from './embed-options.js';
+import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
 import { requireFastaRecords } from './require-fasta-records.js';
 import { describeForLog, startComputeBackend } from '../pipeline/compute-backend.js';
@@ -14,7 +14,7 @@ export const embedDnabertCommand: CommandModule = {
   builder: (y) =>
     withEmbedOptions(y, {
       model: 'DNABERT-S / DNABERT-2 folder (config.json, tokenizer.json, weights) or a converted tfjs folder',
-      input: 'nucleotide FASTA (plain or gzip)',
+      input: 'nucleotide FASTA (plain or gzip; - for standard input)',
       output: 'output .safetensors: float32 "embeddings" [N, hidden], ids in __metadata__',
       tokenBudget: 'tokens per packed batch (BPE tokens + [CLS]/[SEP])',
     })
@@ -22,24 +22,26 @@ export const embedDnabertCommand: CommandModule = {
       .example('$0 embed dnabert --model DNABERT-S --input chunks_identified_nucleotide.fa --output dna.safetensors', ''),
   handler: (args) =>
     runCommand(async () => {
-      const run = readEmbedArgs(args);
-      requireDnabertFolder(run.model, '--model');
-      await requireFastaRecords(run.input); // before the model load, which can take a while
-      const config = await readDnabertConfig(join(run.model, 'config.json'));
-      const compute = await startComputeBackend(run.backend, run.precision);
-      const embedder = await createDnabertEmbedder({ model: run.model, backend: compute.backend });
-      try {
-        run.log?.(`${embedder.name} (${config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
-        const summary = await runEmbed({
-          ...run,
-          embedder,
-          compute,
-          residue: 'nucleotide',
-          metadata: { model: embedder.name, config: JSON.stringify(config), format: 'virnucpro-embeddings' },
-        });
-        run.log?.(`${summary.sequences} sequences, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s${summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''}`);
-      } finally {
-        embedder.dispose();
-      }
+      const given = readEmbedArgs(args);
+      requireDnabertFolder(given.model, '--model');
+      await withInputFile(given, async (run) => {
+        await requireFastaRecords(run.input); // before the model load, which can take a while
+        const config = await readDnabertConfig(join(run.model, 'config.json'));
+        const compute = await startComputeBackend(run.backend, run.precision);
+        const embedder = await createDnabertEmbedder({ model: run.model, backend: compute.backend });
+        try {
+          run.log?.(`${embedder.name} (${config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
+          const summary = await runEmbed({
+            ...run,
+            embedder,
+            compute,
+            residue: 'nucleotide',
+            metadata: { model: embedder.name, config: JSON.stringify(config), format: 'virnucpro-embeddings' },
+          });
+          run.log?.(`${summary.sequences} sequences, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s${summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''}`);
+        } finally {
+          embedder.dispose();
+        }
+      });
     }),
 };

@@ -3,6 +3,7 @@ import type { Argv } from 'yargs';
 import { backendNames, precisionNames, type BackendName, type Precision } from '@virnucpro/ops';
 import { checkPrecisionOption } from '../config/precision.js';
 import { UsageError } from '../errors.js';
+import { openInputFile, renameInputInError } from '../fs/input-source.js';
 
 /** What differs between the `embed <model>` commands' options: the words, not the options. */
 export interface EmbedOptionTexts {
@@ -61,4 +62,19 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
     summaryPath: args.summary as string | undefined,
     log: args.quiet ? undefined : (line: string) => console.error(line),
   };
+}
+
+/**
+ * Runs `body` with `run.input` as a regular file: standard input (`--input -`) or a pipe is first copied to a
+ * temporary file (removed afterwards); messages name the input as the user did.
+ */
+export async function withInputFile<T>(run: EmbedArgs, body: (run: EmbedArgs) => Promise<T>): Promise<T> {
+  const file = await openInputFile(run.input);
+  try {
+    return await body({ ...run, input: file.path });
+  } catch (err) {
+    throw renameInputInError(err, file);
+  } finally {
+    await file.dispose();
+  }
 }

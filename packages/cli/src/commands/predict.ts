@@ -26,7 +26,7 @@ export const predictCommand: CommandModule = {
   command: 'predict [input]',
   describe: 'Find viral sequences: FASTA → chunks → six frames → DNABERT-S + ESM-2 → MLP → per-chunk calls',
   builder: (y) => {
-    let parser = y.positional('input', { type: 'string', describe: 'DNA FASTA file (plain or gzip)' });
+    let parser = y.positional('input', { type: 'string', describe: 'DNA FASTA file (plain or gzip; - for standard input)' });
     for (const spec of PREDICT_OPTIONS) if (spec.key !== 'input') parser = parser.option(spec.key, yargsOption(spec));
     return parser
       .example('$0 predict reads.fa --out-dir results', 'ESM-2 3B + DNABERT-S + 500 bp MLP from ~/.cache/virnucpro')

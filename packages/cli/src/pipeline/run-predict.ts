@@ -11,6 +11,7 @@ import { listCudaDriverDevices, runEmbedding, startPool, type WorkerPool, type W
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { UsageError } from '../errors.js';
+import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
@@ -42,6 +43,19 @@ export interface RunPredictIo {
  * come back in input order, so the outputs equal the original tool's row order.
  */
 export async function runPredict(options: PredictOptions, io: RunPredictIo): Promise<RunSummary> {
+  // Standard input (`-`) or a pipe: copied to a temporary file first (the input is read twice).
+  const input = await openInputFile(options.input);
+  try {
+    return await runPredictOnFile({ ...options, input: input.path }, input.name, io);
+  } catch (err) {
+    throw renameInputInError(err, input);
+  } finally {
+    await input.dispose();
+  }
+}
+
+/** runPredict on a regular file; `inputName` is how the user named it (`-` for standard input). */
+async function runPredictOnFile(options: PredictOptions, inputName: string, io: RunPredictIo): Promise<RunSummary> {
   const { reporter } = io;
   if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`input file not found: ${options.input}`);
   // Empty, no '>' header, binary: refused as `prep` refuses them, before any model is loaded or folder made.
@@ -53,7 +67,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
   const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna));
   const countSeconds = (Date.now() - countStart) / 1000;
   const summary = new RunSummaryBuilder({
-    input: options.input,
+    input: inputName,
     chunkLength: options.length,
     models,
     backend: options.backend,
@@ -122,7 +136,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
 
     writer = await PredictionWriter.create(options.outDir);
     if (options.keepIntermediate) {
-      const paths = prepOutputPaths(options.outDir, inputStem(options.input), options.length);
+      const paths = prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length);
       intermediate = { chunked: new StagedTextFile(paths.chunked), nucleotide: new StagedTextFile(paths.nucleotide), protein: new StagedTextFile(paths.protein) };
     }
     if (io.handleSignals) {
