@@ -1,7 +1,21 @@
-import yargs from 'yargs';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Argv } from 'yargs';
 import { commands } from './commands/index.js';
 import { ExitCode } from './exit-codes.js';
 import { STDIN_PATH } from './fs/input-source.js';
+
+// yargs' CommonJS build: its help layout wraps at word boundaries (the ES module build's cliui cuts words apart).
+const yargs = createRequire(import.meta.url)('yargs/yargs') as (args: string[]) => Argv;
+
+/** This package's version (package.json), printed by -V, --version and `virnucpro version`. */
+export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Help text width: the terminal's (COLUMNS when stdout is not one), at most 110 columns. */
+function helpWidth(): number {
+  const columns = process.stdout.columns ?? Number(process.env.COLUMNS);
+  return Math.min(110, Number.isFinite(columns) && columns >= 40 ? columns : 110);
+}
 
 /** Runs the virnucpro CLI with the given arguments (without node and script). */
 export async function main(argv: string[]): Promise<void> {
@@ -15,14 +29,16 @@ export async function main(argv: string[]): Promise<void> {
     .recommendCommands()
     .help()
     .alias('h', 'help')
-    .version()
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .version(VERSION)
+    .alias('V', 'version')
+    .wrap(helpWidth())
     .fail((msg, err) => {
       if (err) throw err;
       console.error(`${msg}\n\nRun 'virnucpro --help' for usage.`);
       process.exit(ExitCode.badInput);
     });
   for (const command of commands) parser = parser.command(command);
+  parser = parser.command('version', 'Print the version of virnucpro', {}, () => console.log(VERSION));
   // Anything that matched no command lands here: say so instead of exiting 0.
   parser = parser.command('$0', false, {}, (args) => {
     const given = args._.length ? `Unknown command: ${String(args._[0])}` : 'Name a command.';

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
-import { readdir, rm, rmdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, constants, readdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
@@ -86,8 +86,12 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     outDirState = await assertOutputDirUsable(options.outDir, { resume: options.resume, force: options.force });
   } catch (err) {
     if (err instanceof OutputDirNotEmptyError) throw new UsageError(err.message);
-    throw err;
+    throw outDirError(options.outDir, err);
   }
+  // An existing folder we cannot write into fails now, in one line, rather than at the first output file.
+  await access(options.outDir, constants.W_OK).catch((err: unknown) => {
+    throw outDirError(options.outDir, err);
+  });
   const pool = await startFeaturePool(options, models).catch(async (err: unknown) => {
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     throw err;
@@ -325,4 +329,35 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * A file-system error of creating or opening --out-dir as one line that says what is wrong (exit 2), instead of
+ * the raw `ENOTDIR: … scandir` / `ENOENT … mkdir`. Other errors pass through unchanged.
+ */
+function outDirError(dir: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    let file = dir;
+    const isFile = (path: string) => {
+      try {
+        return statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    };
+    while (dirname(file) !== file && !isFile(file)) file = dirname(file);
+    const what = file === dir ? 'is a file' : `is inside ${file}, which is a file`;
+    return new UsageError(`--out-dir ${dir} ${what}, not a folder: name a folder (it is created if missing)`);
+  }
+  const why: Record<string, string> = {
+    EROFS: 'the file system is read-only',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    ENOENT: 'a folder on its path cannot be created (a read-only or vanished location?)',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+  };
+  if (code && why[code]) return new UsageError(`--out-dir ${dir}: cannot create or write this folder: ${why[code]}`);
+  return err;
 }

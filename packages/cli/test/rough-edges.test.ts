@@ -1,0 +1,76 @@
+// Rough edges of issue 15 point 9, through the built CLI: the version, --help wrapping, and an --out-dir that
+// cannot be a folder.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PREDICT_OPTIONS } from '../src/config/predict-options.js';
+import { bin, runCli, testData } from './cli-harness.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'rough-edges-'));
+afterAll(() => {
+  chmodSync(tmp, 0o755);
+  rmSync(tmp, { recursive: true, force: true });
+});
+const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const predict = (outDir: string) =>
+  runCli(['predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet', '--out-dir', outDir]);
+
+describe('virnucpro version', () => {
+  it.each([['-V'], ['--version'], ['version']])('%s prints the version and exits 0', (arg) => {
+    const r = runCli([arg]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${version}\n`);
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('virnucpro --help', () => {
+  it('wraps at the terminal width (COLUMNS when not a terminal) without cutting words', () => {
+    const r = spawnSync(process.execPath, [bin, 'predict', '--help'], { encoding: 'utf8', env: { ...process.env, COLUMNS: '100' } });
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(100);
+    const words = new Set(r.stdout.replace(/\[/g, ' [').split(/\s+/));
+    const cut = PREDICT_OPTIONS.filter((spec) => spec.key !== 'input').flatMap((spec) => spec.description.split(/\s+/)).filter((w) => !words.has(w));
+    expect(cut).toEqual([]);
+  });
+});
+
+describe('virnucpro predict --out-dir that cannot be a folder', () => {
+  it('is a file: exit 2, one line, the file untouched', () => {
+    const file = join(tmp, 'results.txt');
+    writeFileSync(file, 'mine\n');
+    const r = predict(file);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`virnucpro: --out-dir ${file} is a file, not a folder: name a folder (it is created if missing)`]);
+    expect(readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+
+  it('is inside a file: exit 2, one line naming the file', () => {
+    const file = join(tmp, 'plain-file');
+    writeFileSync(file, '');
+    const r = predict(join(file, 'sub', 'out'));
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([`virnucpro: --out-dir ${join(file, 'sub', 'out')} is inside ${file}, which is a file, not a folder: name a folder (it is created if missing)`]);
+  });
+
+  it('is in a location that cannot be written: exit 2, one line, nothing created', () => {
+    // Not root: a folder without write permission. Root ignores permissions: /sys, which does not take new folders.
+    let outDir: string;
+    if (process.getuid?.() !== 0) {
+      const locked = join(tmp, 'locked');
+      mkdirSync(locked);
+      chmodSync(locked, 0o555);
+      outDir = join(locked, 'out');
+    } else {
+      outDir = join('/sys', `virnucpro-test-${process.pid}`, 'out');
+    }
+    const r = predict(outDir);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^virnucpro: --out-dir ${outDir}: cannot create or write this folder: (permission denied|operation not permitted|the file system is read-only|a folder on its path)`));
+    expect(existsSync(outDir)).toBe(false);
+  });
+});
