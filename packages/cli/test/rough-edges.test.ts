@@ -74,3 +74,18 @@ describe('virnucpro predict --out-dir that cannot be a folder', () => {
     expect(existsSync(outDir)).toBe(false);
   });
 });
+
+describe('virnucpro predict: a sequence with no stop-free frame', () => {
+  it('gets an empty best_virus_score in sequence_summary.tsv, not nan', () => {
+    // TTAA repeated has a stop in all six frames (TAA forward and, being its own reverse complement, reverse).
+    const input = join(tmp, 'stops.fa');
+    writeFileSync(input, `>all_stops\n${'TTAA'.repeat(125)}\n`);
+    const outDir = join(tmp, 'out-stops');
+    const r = runCli(['predict', input, '--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet', '--out-dir', outDir]);
+    expect(r.status).toBe(0);
+    expect(readFileSync(join(outDir, 'prediction_results.txt'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(join(outDir, 'sequence_summary.tsv'), 'utf8')).toBe(
+      'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\nall_stops\t1\t0\t0.0000\t\tothers\n',
+    );
+  });
+});

@@ -5,7 +5,7 @@
 // declared total when the pipeline told us how many chunks it cut, so chunks without any open reading
 // frame count as not viral), viral_chunks (chunks whose consensus Is_Virus is True), fraction_viral
 // (viral_chunks / chunks, 4 decimals), best_virus_score (max score2 over every frame of the sequence,
-// numpy float32 format; nan if none was scored), call.
+// numpy float32 format; an empty field when no frame of the sequence was scored — no stop-free frame), call.
 // Call rule: 'virus' when at least half of the chunks are viral (viral_chunks·2 ≥ chunks, chunks > 0) —
 // the same tie-goes-to-virus preference as the per-chunk rule; otherwise 'others'.
 
@@ -28,6 +28,7 @@ export interface SequenceSummary {
   chunks: number;
   viralChunks: number;
   fractionViral: number;
+  /** NaN when no frame of the sequence was scored; written as an empty field. */
   bestVirusScore: number;
   call: 'virus' | 'others';
 }
@@ -74,7 +75,7 @@ export function formatSequenceSummary(rows: Iterable<SequenceSummary>): string {
   const parts = [`${SEQUENCE_SUMMARY_HEADER}\n`];
   for (const r of rows) {
     parts.push(
-      `${r.sequenceId}\t${r.chunks}\t${r.viralChunks}\t${r.fractionViral.toFixed(4)}\t${formatFloat32(r.bestVirusScore)}\t${r.call}\n`,
+      `${r.sequenceId}\t${r.chunks}\t${r.viralChunks}\t${r.fractionViral.toFixed(4)}\t${Number.isNaN(r.bestVirusScore) ? '' : formatFloat32(r.bestVirusScore)}\t${r.call}\n`,
     );
   }
   return parts.join('');

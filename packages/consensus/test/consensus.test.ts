@@ -102,6 +102,10 @@ describe('sequence summary', () => {
       ['s', 3, 1, 'others', Math.fround(0.9)],
       ['empty', 2, 0, 'others', NaN],
     ]);
+    // No stop-free frame, no score: best_virus_score is an empty field, never `nan`.
+    expect(formatSequenceSummary(rows)).toBe(
+      'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\n' + 's\t3\t1\t0.3333\t0.9\tothers\nempty\t2\t0\t0.0000\t\tothers\n',
+    );
   });
   it('call rule: at least half the chunks viral', () => {
     expect(sequenceCall(1, 2)).toBe('virus');
