@@ -5,3 +5,27 @@
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
+
+/**
+ * A model file that cannot be read (truncated, damaged, not a model): a usage error (exit 2). Its message
+ * starts with `cannot load the <model> <path>: ` so that it is recognised also when it comes back from a
+ * worker process as text (see `modelLoadMessageIn`).
+ */
+export class ModelLoadError extends UsageError {
+  constructor(model: 'ESM-2 model' | 'DNABERT-S model' | 'MLP', path: string, cause: unknown) {
+    super(`cannot load the ${model} ${path}: ${causeText(path, cause)}`);
+  }
+}
+
+/** The cause's message without a leading `<path>: ` (the line names the path once). */
+function causeText(path: string, cause: unknown): string {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  return text.startsWith(`${path}: `) ? text.slice(path.length + 2) : text;
+}
+
+const MODEL_LOAD_MESSAGE = /cannot load the (?:ESM-2 model|DNABERT-S model|MLP) [\s\S]*$/;
+
+/** The ModelLoadError message inside another error's text (a worker's start failure), if there is one. */
+export function modelLoadMessageIn(text: string): string | undefined {
+  return MODEL_LOAD_MESSAGE.exec(text)?.[0];
+}

@@ -1,7 +1,7 @@
 // Rough edges of issue 15 point 9, through the built CLI: the version, --help wrapping, and an --out-dir that
 // cannot be a folder.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -87,5 +87,31 @@ describe('virnucpro predict: a sequence with no stop-free frame', () => {
     expect(readFileSync(join(outDir, 'sequence_summary.tsv'), 'utf8')).toBe(
       'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\nall_stops\t1\t0\t0.0000\t\tothers\n',
     );
+  });
+});
+
+describe('virnucpro predict with a truncated model file', () => {
+  // Each model in turn cut to half its size in a copy of the demo models: exit 2, one line naming the file.
+  const cases = [
+    ['ESM-2 model', 'esm2-demo/model.safetensors', []],
+    ['DNABERT-S model', 'dnabert-s-demo/model.safetensors', []],
+    ['MLP', 'mlp-demo-500.safetensors', []],
+    ['ESM-2 model', 'esm2-demo/model.safetensors', ['--workers', '1']],
+    ['DNABERT-S model', 'dnabert-s-demo/model.safetensors', ['--workers', '1']],
+  ] as const;
+  it.each(cases)('%s (%s) %j: exit 2, one line naming the file, no output folder', (_model, file, extra) => {
+    const models = mkdtempSync(join(tmp, 'models-'));
+    cpSync(join(testData, 'demo-models'), models, { recursive: true });
+    const bytes = readFileSync(join(models, file));
+    writeFileSync(join(models, file), bytes.subarray(0, bytes.length >> 1));
+    const outDir = join(models, 'out');
+    const r = runCli(['predict', join(testData, 'lambda_virus.fa'), '--models-dir', models, '--backend', 'cpu', '--quiet', '--out-dir', outDir, ...extra]);
+    expect(r.status).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^virnucpro: cannot load the ${_model} ${models}/`));
+    expect(lines[0]).toContain(join(models, file));
+    expect(lines[0]).toContain('file truncated?');
+    expect(existsSync(outDir)).toBe(false);
   });
 });

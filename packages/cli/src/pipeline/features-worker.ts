@@ -6,7 +6,8 @@ import { createEsm2Embedder } from '@virnucpro/esm2';
 import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
 import { startComputeBackend, type ComputeDescription } from './compute-backend.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
-import { embedSplittingOnOom } from './oom-split.js';
+import { ModelLoadError } from '../errors.js';
+import { embedSplittingOnOom, isOutOfMemory } from './oom-split.js';
 
 export interface FeaturesWorkerOptions {
   esm: string;
@@ -45,8 +46,12 @@ export interface FeaturesContext {
 export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: FeaturesContext = {}): Promise<FeaturesModel> {
   // The backend (and its precision) first; the embedders then find it already current.
   const compute = await startComputeBackend(ctx.backend ?? 'auto', ctx.precision);
-  const dnabert = await createDnabertEmbedder({ model: options.dnabert, backend: compute.backend });
-  const esm = await createEsm2Embedder({ model: options.esm, backend: compute.backend, precision: compute.precision });
+  // A model that cannot be read is the user's to fix (exit 2), named in one line; running out of GPU memory is not.
+  const loadError = (model: 'ESM-2 model' | 'DNABERT-S model', path: string) => (err: unknown) => {
+    throw isOutOfMemory(err) ? err : new ModelLoadError(model, path, err);
+  };
+  const dnabert = await createDnabertEmbedder({ model: options.dnabert, backend: compute.backend }).catch(loadError('DNABERT-S model', options.dnabert));
+  const esm = await createEsm2Embedder({ model: options.esm, backend: compute.backend, precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
   return featuresModel(dnabert, esm, compute);
 }
 

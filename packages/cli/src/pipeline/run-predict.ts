@@ -10,7 +10,7 @@ import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
 import { listCudaDriverDevices, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
-import { UsageError } from '../errors.js';
+import { ModelLoadError, UsageError, modelLoadMessageIn } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
@@ -77,8 +77,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   });
 
   summary.startStage('load-models');
-  const mlp = await loadMlp(models.mlp).catch((err: Error) => {
-    throw new UsageError(`cannot load the MLP ${models.mlp}: ${err.message}`);
+  const mlp = await loadMlp(models.mlp).catch((err: unknown) => {
+    throw new ModelLoadError('MLP', models.mlp, err);
   });
   const dnabertTokenizer = await BpeTokenizer.fromFile(join(models.dnabert, 'tokenizer.json'));
   let outDirState: { existed: boolean; empty: boolean };
@@ -94,7 +94,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   });
   const pool = await startFeaturePool(options, models).catch(async (err: unknown) => {
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
-    throw err;
+    // A worker that could not read a model reports it as text: the same one line and exit 2 as in-process.
+    const modelLoad = err instanceof Error && !(err instanceof UsageError) ? modelLoadMessageIn(err.message) : undefined;
+    throw modelLoad ? new UsageError(modelLoad) : err;
   });
   summary.setCompute(pool.compute);
   summary.endStage('load-models');
