@@ -6,3 +6,4 @@ export { canonicalJson, fingerprintFiles, fingerprintValue, sha256File } from '.
 export { assertOutputDirUsable } from './output-dir.js';
 export { onTerminationSignal, type TerminationOptions } from './signals.js';
 export { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
+export { describeIdentityDifferences } from './identity-diff.js';

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
+import { describeIdentityDifferences } from './identity-diff.js';
 import { canonicalJson, sha256File } from './fingerprint.js';
 import { MANIFEST_FILE, newManifest, readManifest, writeManifest, type Manifest, type ShardRecord } from './manifest.js';
 import { RestoredShards } from './restored-shards.js';
@@ -89,8 +90,9 @@ export class CheckpointSession {
     const manifest = previous ?? newManifest(options.model, options.inputFingerprint, options.dim ?? null);
     if (previous) {
       if (canonicalJson(previous.model) !== canonicalJson(options.model)) {
+        const differences = describeIdentityDifferences(previous.model, options.model).map((line) => `  ${line}`);
         throw new CheckpointMismatchError(
-          `cannot resume: the checkpoint in ${dir} was made with model ${canonicalJson(previous.model)}, this run uses ${canonicalJson(options.model)} (use --force to start over)`,
+          [`cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):`, ...differences, 'use --force to start over'].join('\n'),
         );
       }
       if (previous.inputFingerprint !== options.inputFingerprint) {

@@ -5,6 +5,7 @@ import {
   CheckpointMismatchError,
   OutputDirNotEmptyError,
   assertOutputDirUsable,
+  describeIdentityDifferences,
   fingerprintFiles,
   openCheckpoint,
   readManifest,
@@ -109,9 +110,35 @@ describe('checkpoint shards and resume', () => {
     await expect(openCheckpoint({ dir, model: { ...MODEL, name: 'other' }, inputFingerprint: INPUT, resume: true })).rejects.toThrow(
       CheckpointMismatchError,
     );
+    // The refusal lists what differs, one line each, not the two identities as JSON.
+    await expect(openCheckpoint({ dir, model: { ...MODEL, name: 'other' }, inputFingerprint: INPUT, resume: true })).rejects.toThrow(
+      `cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):\n  name: other vs the checkpoint's hash-model\nuse --force to start over`,
+    );
     await expect(openCheckpoint({ dir, model: MODEL, inputFingerprint: 'sha256:input-b', resume: true })).rejects.toThrow(/different input.*input-a.*input-b/);
     // Key order does not matter for the model identity.
     await expect(openCheckpoint({ dir, model: { dim: DIM, name: 'hash-model' }, inputFingerprint: INPUT, resume: true })).resolves.toBeTruthy();
+  });
+
+  it('describes model identity differences one line each', () => {
+    const files = (...f: [string, number][]) => f;
+    const checkpoint = { chunkLength: 500, esm: { name: 'esm2-a', files: files(['config.json', 10], ['model.safetensors', 100]) }, dnabert: { name: 'd', files: files(['w', 1]) } };
+    const current = { dnabert: { name: 'd', files: files(['w', 1]) }, chunkLength: 300, esm: { name: 'esm2-b', files: files(['config.json', 10], ['model.safetensors', 90], ['extra.bin', 5]) } };
+    expect(describeIdentityDifferences(checkpoint, current)).toEqual([
+      "chunkLength: 300 vs the checkpoint's 500",
+      "esm.name: esm2-b vs the checkpoint's esm2-a",
+      "esm.files: file model.safetensors is 90 bytes vs the checkpoint's 100 bytes",
+      "esm.files: file extra.bin (5 bytes) is not in the checkpoint's model",
+    ]);
+    expect(describeIdentityDifferences({ ...current, esm: { name: 'esm2-b', files: files(['config.json', 10]) } }, current).slice(-2)).toEqual([
+      "esm.files: file model.safetensors (90 bytes) is not in the checkpoint's model",
+      "esm.files: file extra.bin (5 bytes) is not in the checkpoint's model",
+    ]);
+    expect(describeIdentityDifferences(current, { ...current, esm: { name: 'esm2-b', files: [] } })).toEqual([
+      "esm.files: file config.json (10 bytes) of the checkpoint's model is missing",
+      "esm.files: file model.safetensors (90 bytes) of the checkpoint's model is missing",
+      "esm.files: file extra.bin (5 bytes) of the checkpoint's model is missing",
+    ]);
+    expect(describeIdentityDifferences(checkpoint, checkpoint)).toEqual([]);
   });
 
   it('refuses a fresh run over an existing checkpoint unless forced', async () => {

@@ -137,7 +137,12 @@ describe('virnucpro predict: interruption and resume', () => {
       { encoding: 'utf8' },
     );
     expect(otherModel.status).toBe(2);
-    expect(otherModel.stderr).toMatch(/^virnucpro: cannot resume: the checkpoint in .* was made with model .*esm2-tiny.*use --force to start over\)\n$/s);
+    // One line per difference, not the two identities as JSON.
+    const lines = otherModel.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^virnucpro: cannot resume: the checkpoint in .* was made with other models; what differs \(this run vs the checkpoint\):$/);
+    expect(lines).toContain("  esm.name: esm2-tiny vs the checkpoint's esm2-demo");
+    expect(lines.slice(1, -1).every((l) => /^ {2}(esm|dnabert)\.(name|files): [^{[]+$/.test(l))).toBe(true);
+    expect(lines.at(-1)).toBe('use --force to start over');
 
     const otherInput = spawnSync(process.execPath, [bin, 'predict', join(e2e, 'test_with_orfs', 'test_with_orfs.fa'), ...common, '--out-dir', out, '--resume'], { encoding: 'utf8' });
     expect(otherInput.status).toBe(2);
