@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { runCli } from './cli-harness.js';
 import { createServer, type Server, type IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -94,7 +95,8 @@ describe('models download from a local mirror', () => {
   it('resumes an interrupted transfer with an HTTP Range request', async () => {
     const key = '/zhihan1996/DNABERT-S/resolve/main/pytorch_model.bin';
     dropAfter.set(key, 40_000);
-    await expect(run({ only: ['dnabert'] })).rejects.toThrow();
+    // The error names the URL (the CDN hop it broke on) and how far it got; the partial file stays for the resume.
+    await expect(run({ only: ['dnabert'] })).rejects.toThrow(new RegExp(`^download of ${base}${key} broke off after \\d+ bytes: .*\\(run the command again to resume\\)$`));
     const part = join(dir, 'DNABERT-S/pytorch_model.bin.part');
     expect(existsSync(part)).toBe(true);
     const partial = readFileSync(part).length;
@@ -163,5 +165,36 @@ describe('integrity checks', () => {
     const dir = mkdtempSync(join(tmpdir(), 'vnp-models-lfs-'));
     await expect(downloadModels({ modelsDir: dir, esmSize: '8M', only: ['mlp'], hfBase: base, githubBase: base, knownFiles: {} })).rejects.toThrow(/Git LFS pointer/);
     expect(existsSync(join(dir, '300_model.pth'))).toBe(false);
+  });
+});
+
+describe('virnucpro models download when the server cannot be reached', () => {
+  it('names the URL and the reason in one line, prints no "(done)", and leaves no folder behind', async () => {
+    // A port nothing listens on: one a server had, closed again.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const parent = mkdtempSync(join(tmpdir(), 'vnp-offline-'));
+    const modelsDir = join(parent, 'new', 'models');
+    const r = runCli(['models', 'download', '--base-url', `http://127.0.0.1:${port}`, '--models-dir', modelsDir, '--only', 'mlp']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).not.toContain('(done)');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `virnucpro: cannot download http://127.0.0.1:${port}/Li-Jing-1997/VirNucPro/raw/main/300_model.pth: connect ECONNREFUSED 127.0.0.1:${port}`,
+    ]);
+    expect(existsSync(join(parent, 'new'))).toBe(false);
+  });
+
+  it('keeps a models folder that existed before', async () => {
+    const modelsDir = mkdtempSync(join(tmpdir(), 'vnp-offline-existing-'));
+    writeFileSync(join(modelsDir, 'mine.txt'), 'x');
+    const r = runCli(['models', 'download', '--base-url', 'http://127.0.0.1:9', '--models-dir', modelsDir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'virnucpro: cannot download http://127.0.0.1:9/facebook/esm2_t36_3B_UR50D/resolve/main/config.json: bad port',
+    ]);
+    expect(readFileSync(join(modelsDir, 'mine.txt'), 'utf8')).toBe('x');
+    expect(existsSync(join(modelsDir, 'esm2_t36_3B_UR50D'))).toBe(false);
   });
 });

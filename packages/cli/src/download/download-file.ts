@@ -11,6 +11,21 @@ export class NotFoundError extends Error {
   }
 }
 
+/** The server could not be reached or the transfer broke off: the message names the URL and the reason. */
+export class DownloadError extends Error {}
+
+/** Why a fetch failed, from undici's `fetch failed` and its cause (e.g. `connect ECONNREFUSED 127.0.0.1:9`). */
+export function networkReason(err: unknown): string {
+  const e = err as Error & { cause?: unknown };
+  const cause = e?.cause as (Error & { code?: string; errors?: Error[] }) | undefined;
+  if (cause) {
+    // Several addresses tried (AggregateError): the first one's reason.
+    const first = cause.errors?.[0];
+    return first?.message || cause.message || cause.code || String(cause);
+  }
+  return e?.message ?? String(err);
+}
+
 /** The downloaded bytes differ from what was expected (size or sha256). */
 export class IntegrityError extends Error {}
 
@@ -55,7 +70,9 @@ async function fetchWithFacts(url: string, init: RequestInit, fetchImpl: typeof 
   const facts: RemoteFacts = {};
   let current = url;
   for (let hop = 0; hop < 10; hop++) {
-    const response = await fetchImpl(current, { ...init, redirect: 'manual' });
+    const response = await fetchImpl(current, { ...init, redirect: 'manual' }).catch((err: unknown) => {
+      throw new DownloadError(`cannot download ${current}: ${networkReason(err)}`);
+    });
     const linkedSize = response.headers.get('x-linked-size');
     if (linkedSize && facts.size === undefined) facts.size = Number(linkedSize);
     facts.sha256 ??= unquote(response.headers.get('x-linked-etag'));
@@ -111,14 +128,16 @@ export async function downloadFile(options: DownloadFileOptions): Promise<Downlo
       received += chunk.length;
       options.onBytes?.(chunk.length, expectedSize ?? facts.size);
     });
-    await pipeline(body, out);
+    await pipeline(body, out).catch((err: unknown) => {
+      throw new DownloadError(`download of ${options.url} broke off after ${received} bytes: ${networkReason(err)} (run the command again to resume)`);
+    });
     const fd = openSync(part, 'r+');
     fsyncSync(fd);
     closeSync(fd);
     void received;
   } else {
     await response.body?.cancel();
-    throw new Error(`HTTP ${response.status} ${response.statusText} for ${options.url}`);
+    throw new DownloadError(`cannot download ${options.url}: HTTP ${response.status} ${response.statusText}`);
   }
 
   const size = statSync(part).size;

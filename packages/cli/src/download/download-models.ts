@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
@@ -44,18 +44,43 @@ export interface DownloadModelsResult {
  * whichever the repository has.
  */
 export async function downloadModels(options: DownloadModelsOptions): Promise<DownloadModelsResult> {
+  // Folders this call creates: removed again if it fails while they are still empty (nothing to resume).
+  const created: string[] = [];
+  const makeDir = (dir: string) => {
+    const first = mkdirSync(dir, { recursive: true });
+    if (first) for (let d = dir; ; d = dirname(d)) {
+      created.push(d);
+      if (d === first || dirname(d) === d) break;
+    }
+  };
+  makeDir(options.modelsDir);
+  try {
+    return await downloadInto(options, makeDir);
+  } catch (err) {
+    // Deepest first; a folder that holds anything (a partial download to resume, other files) stays.
+    for (const dir of [...created].sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        // not empty, or already gone
+      }
+    }
+    throw err;
+  }
+}
+
+async function downloadInto(options: DownloadModelsOptions, makeDir: (dir: string) => void): Promise<DownloadModelsResult> {
   const hfBase = options.hfBase ?? DEFAULT_HF_BASE;
   const githubBase = options.githubBase ?? DEFAULT_GITHUB_BASE;
   const known = options.ignoreKnownHashes ? {} : options.knownFiles ?? KNOWN_FILES;
   const only = new Set(options.only ?? ['esm', 'dnabert', 'mlp']);
   const log = options.log ?? (() => {});
-  mkdirSync(options.modelsDir, { recursive: true });
   const manifest = new LocalManifest(options.modelsDir);
   const result: DownloadModelsResult = { downloaded: [], alreadyPresent: [], recordedHashes: [] };
 
   const fetchOne = async (file: PlannedFile): Promise<void> => {
     const dest = join(options.modelsDir, file.rel);
-    mkdirSync(dirname(dest), { recursive: true });
+    makeDir(dirname(dest));
     const recorded = manifest.files[file.rel];
     if (existsSync(dest) && recorded && statSync(dest).size === recorded.size) {
       if (options.verify) {
@@ -80,7 +105,16 @@ export async function downloadModels(options: DownloadModelsOptions): Promise<Do
         }
         stage?.tick(n);
       },
-    }).finally(() => stage?.finish());
+    }).then(
+      (done) => {
+        stage?.finish();
+        return done;
+      },
+      (err: unknown) => {
+        stage?.abort(); // no "(done)" for a file that failed; the error says why
+        throw err;
+      },
+    );
     const hashSource: ManifestEntry['hashSource'] = expected?.sha256 ? 'known' : r.remote.sha256 ? 'server' : 'recorded-on-first-download';
     if (hashSource === 'recorded-on-first-download') {
       result.recordedHashes.push(file.rel);

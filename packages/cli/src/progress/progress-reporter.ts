@@ -7,6 +7,8 @@ export interface StageProgress {
   /** Sets a total once it is known (streams often learn it late). */
   setTotal(total: number): void;
   finish(): void;
+  /** Ends the stage without the `(done)` of `finish` (the work failed; the caller reports why). */
+  abort(): void;
 }
 
 export interface ProgressReporter {
@@ -37,7 +39,7 @@ export function createProgressReporter(options: ReporterOptions = {}): ProgressR
 
 class QuietReporter implements ProgressReporter {
   stage(): StageProgress {
-    return { tick() {}, setTotal() {}, finish() {} };
+    return { tick() {}, setTotal() {}, finish() {}, abort() {} };
   }
   log(): void {}
   close(): void {}
@@ -96,6 +98,7 @@ class LineReporter implements ProgressReporter {
         counter.total = total;
       },
       finish: () => write(`${counter.describe()} (done)`),
+      abort: () => {},
     };
   }
   log(message: string): void {
@@ -144,6 +147,10 @@ class BarReporter implements ProgressReporter {
         if (counter.total === undefined) bar.setTotal(counter.done);
         bar.update(counter.done, payload());
         bar.stop();
+      },
+      abort: () => {
+        bar.stop();
+        this.multi.remove(bar);
       },
     };
   }
