@@ -154,4 +154,11 @@ writeFileSync(
     2,
   ) + '\n',
 );
+// The marker `virnucpro predict` looks for next to a model to remind the user that its calls mean nothing.
+writeFileSync(
+  join(out, 'DEMO-RANDOM-WEIGHTS'),
+  'The models in this folder have RANDOM weights (tools/make-demo-models.mjs): they exercise the pipeline;\n' +
+    'their virus / others calls mean nothing. `virnucpro predict` sees this file next to a model it uses and\n' +
+    'prints a reminder on stderr. Real models: `virnucpro models download`.\n',
+);
 console.log(`wrote demo models to ${out}`);

@@ -115,3 +115,33 @@ describe('virnucpro predict with a truncated model file', () => {
     expect(existsSync(outDir)).toBe(false);
   });
 });
+
+describe('virnucpro predict with the demo models', () => {
+  const note = (dir: string) => `virnucpro: note: the demo models in ${dir} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`;
+  const lines = (stderr: string) => stderr.trim().split('\n');
+  const small = join(testData, 'e2e', 'test_fixed_500bp', 'test_fixed_500bp.fa');
+
+  it('reminds once on stderr that their calls mean nothing (found by the DEMO-RANDOM-WEIGHTS marker)', () => {
+    const demo = join(testData, 'demo-models');
+    const r = runCli(['predict', small, '--models-dir', demo, '--backend', 'cpu', '--out-dir', join(tmp, 'out-demo')]);
+    expect(r.status).toBe(0);
+    expect(lines(r.stderr).filter((l) => l.includes('random weights'))).toEqual([note(demo.replace(/\/$/, ''))]);
+    // Named file by file (--esm/--dnabert/--mlp) they are recognised too.
+    const direct = runCli([
+      'predict', small, '--esm', join(demo, 'esm2-demo'), '--dnabert', join(demo, 'dnabert-s-demo'), '--mlp', join(demo, 'mlp-demo-500.safetensors'),
+      '--backend', 'cpu', '--out-dir', join(tmp, 'out-demo-direct'),
+    ]);
+    expect(direct.status).toBe(0);
+    expect(lines(direct.stderr).filter((l) => l.includes('random weights'))).toHaveLength(1);
+  });
+
+  it('says nothing for models without the marker', () => {
+    const e2e = join(testData, 'e2e');
+    const r = runCli([
+      'predict', small, '--esm', join(e2e, 'esm2-tiny'), '--dnabert', join(e2e, 'dnabert-tiny'), '--mlp', join(e2e, 'mlp.pth'),
+      '--length', '500', '--backend', 'cpu', '--out-dir', join(tmp, 'out-tiny'),
+    ]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toContain('random weights');
+  });
+});

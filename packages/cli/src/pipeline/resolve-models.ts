@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { DNABERT_DIR, ESM_REPOS, MLP_FILES, esmDirName, type EsmSize } from '../download/model-catalog.js';
 import { readModelsIndex } from '../download/models-index.js';
@@ -35,4 +35,15 @@ export function resolveModelPaths(options: { modelsDir: string; modelType: 300 |
   if (!existsSync(mlp)) throw new UsageError(`no VirNucPro MLP at ${mlp} (--mlp); ${hint}`);
   if (statSync(mlp).isDirectory()) throw new UsageError(`--mlp must be a file (.pth or .safetensors), ${mlp} is a folder`);
   return { esm, dnabert, mlp };
+}
+
+/** File that marks a folder of demo models with random weights (test-data/demo-models, tools/make-demo-models.mjs). */
+export const DEMO_MODELS_MARKER = 'DEMO-RANDOM-WEIGHTS';
+
+/** The folder holding the demo-models marker next to (or in) any of the models, if one does. */
+export function demoModelsFolder(models: ModelPaths): string | undefined {
+  for (const path of [models.esm, models.dnabert, models.mlp]) {
+    for (const dir of [path, dirname(path)]) if (existsSync(join(dir, DEMO_MODELS_MARKER))) return dir;
+  }
+  return undefined;
 }

@@ -23,7 +23,7 @@ import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriter
 import { inProcessPool } from './in-process-pool.js';
 import { InputCheck } from './input-check.js';
 import { describeModel } from './model-identity.js';
-import { resolveModelPaths } from './resolve-models.js';
+import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
 import { StagedTextFile } from './staged-text-file.js';
 
 export const RUN_SUMMARY_FILE = 'run_summary.json';
@@ -66,6 +66,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const countStart = Date.now();
   const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna));
   const countSeconds = (Date.now() - countStart) / 1000;
+  // After the input checks, so a refused input is still one line.
+  const demo = demoModelsFolder(models);
+  if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`);
   const summary = new RunSummaryBuilder({
     input: inputName,
     chunkLength: options.length,
