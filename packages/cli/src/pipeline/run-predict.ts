@@ -66,9 +66,6 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const countStart = Date.now();
   const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna));
   const countSeconds = (Date.now() - countStart) / 1000;
-  // After the input checks, so a refused input is still one line.
-  const demo = demoModelsFolder(models);
-  if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`);
   const summary = new RunSummaryBuilder({
     input: inputName,
     chunkLength: options.length,
@@ -135,6 +132,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       throw err instanceof CheckpointMismatchError ? new UsageError(err.message) : err;
     });
     checkpointDir = { stored: () => checkpoint.itemsStored };
+    // Once the run is accepted (input, models, out-dir, checkpoint), so that every refusal stays one line.
+    const demo = demoModelsFolder(models);
+    if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`);
     if (outDirState.existed) await removeStaleTempFiles(options.outDir);
     if (options.resume && checkpoint.report.restoredItems > 0) {
       reporter.log(`resuming: ${checkpoint.report.restoredItems} frames restored from ${checkpoint.report.verifiedShards} checkpoint shard(s)`);
