@@ -9,7 +9,8 @@ out=.bundle
 rm -rf "$out"; mkdir -p "$out/node_modules/webgpu/dist/linux-x64" "$out/wasm"
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json "$out/node_modules/webgpu/"
 # dawn.node is 21 MB; xz brings it to ~5 MB so bundle + .device + the tree stay under the 64 MiB that travels.
-xz -T2 -6 -c node_modules/webgpu/dist/linux-x64/dawn.node > "$out/dawn.node.xz"
+# NO_DAWN=1 leaves it out for runs that never use webgpu.
+[ -z "${NO_DAWN:-}" ] && xz -T2 -6 -c node_modules/webgpu/dist/linux-x64/dawn.node > "$out/dawn.node.xz"
 mkdir -p "$out/node_modules/koffi" "$out/node_modules/@koromix/koffi-linux-x64"
 cp -r node_modules/koffi/{package.json,index.js,index.cjs,src,lib} "$out/node_modules/koffi/"
 cp -r node_modules/@koromix/koffi-linux-x64/{package.json,index.js,linux_x64} "$out/node_modules/@koromix/koffi-linux-x64/"
@@ -20,4 +21,12 @@ npx esbuild "$@" --bundle --splitting --platform=node --format=esm --minify-whit
   --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:koffi --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \
   --banner:js="import { createRequire as __cr } from 'module'; import { fileURLToPath as __fu } from 'url'; import { dirname as __dn } from 'path'; const require = __cr(import.meta.url); globalThis.__filename ??= __fu(import.meta.url); globalThis.__dirname ??= __dn(globalThis.__filename);" \
   --entry-names=[name] --out-extension:.js=.mjs --outdir="$out" --log-level=warning
+# yargs stays outside the bundle when an entry needs it: the cli loads its CommonJS build through createRequire
+# (see packages/cli/src/main.ts), which esbuild cannot follow.
+if grep -q "yargs/yargs" "$out"/*.mjs; then
+  for dep in yargs cliui escalade get-caller-file require-directory string-width y18n yargs-parser emoji-regex \
+    is-fullwidth-code-point strip-ansi ansi-regex wrap-ansi ansi-styles color-convert color-name; do
+    cp -r "node_modules/$dep" "$out/node_modules/"
+  done
+fi
 du -sh "$out"
