@@ -116,23 +116,6 @@ export class PackedLayout {
   }
 
   /**
-   * float32 [S, N]: row s averages the rows of segment s, leaving out `skipStart` rows at its start
-   * and `skipEnd` at its end (e.g. BOS/EOS). A matmul with it pools all segments at once.
-   */
-  meanMatrix(skipStart = 0, skipEnd = 0): tf.Tensor2D {
-    return this.cached(`mean:${skipStart}:${skipEnd}`, () => {
-      const matrix = new Float32Array(this.numSegments * this.totalTokens);
-      this.lengths.forEach((n, s) => {
-        const count = n - skipStart - skipEnd;
-        if (count < 1) throw new Error(`segment ${s} of length ${n} has no rows left after skipping ${skipStart}+${skipEnd}`);
-        const rowStart = s * this.totalTokens + this.offsets[s];
-        matrix.fill(1 / count, rowStart + skipStart, rowStart + n - skipEnd);
-      });
-      return tf.tensor2d(matrix, [this.numSegments, this.totalTokens]);
-    });
-  }
-
-  /**
    * float32 [1, H, L, L]: ALiBi bias −slope_h·|i−j| for padded length L, cached per padded length and
    * slope values (so a fresh array with the same slopes, as each kernel call passes, reuses the tensor).
    */

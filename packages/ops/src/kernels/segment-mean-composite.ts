@@ -6,7 +6,7 @@ import { asTensor, kernelArgs, type CompositeKernelArgs } from './composite-util
 /**
  * VnpSegmentMean from tfjs ops: each segment is reduced on its own (slice → sum → ÷ count), so its
  * mean depends only on its own rows, never on which other segments share the batch or where it sits
- * in it. (A single matmul with `layout.meanMatrix()` pools all segments at once, but its blocked
+ * in it. (A single matmul with an [S, N] averaging matrix pools all segments at once, but its blocked
  * inner loop groups a segment's additions by the segment's row offset: the same frame came out a few
  * ulps apart in different batches, so a resumed run, whose batches differ, did not reproduce an
  * undisturbed one bit for bit.)
