@@ -55,6 +55,11 @@ export async function installNodeWebGpu(dawnOptions: string[] = dawnFlagsFromEnv
 /** Environment variable holding Dawn flags as a JSON array (set per worker process by @virnucpro/runtime). */
 export const dawnFlagsEnvVar = 'VIRNUCPRO_DAWN_FLAGS';
 
+/** The environment that hands `flags` to a process's dawnFlagsFromEnv() (a worker's: @virnucpro/runtime). */
+export function dawnFlagsToEnv(flags: string[]): Record<string, string> {
+  return { [dawnFlagsEnvVar]: JSON.stringify(flags) };
+}
+
 /** Dawn flags from $VIRNUCPRO_DAWN_FLAGS, e.g. ["backend=vulkan","adapter=NVIDIA H200"]; [] when unset. */
 export function dawnFlagsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
   const text = env[dawnFlagsEnvVar];

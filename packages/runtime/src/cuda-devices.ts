@@ -2,6 +2,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DeviceSelectionError } from './errors.js';
 
+/** The CUDA runtime's device-selection variables (NVIDIA's names): which GPUs a process sees, and in what order. */
+export const cudaVisibleDevicesEnvVar = 'CUDA_VISIBLE_DEVICES';
+export const cudaDeviceOrderEnvVar = 'CUDA_DEVICE_ORDER';
+/** nvidia-smi's numbering: the order every worker is pinned in unless the user chose another. */
+const pciBusOrder = 'PCI_BUS_ID';
+
+/** The environment that shows a process the GPU `device` (an index or a UUID) alone, numbered in `order`. */
+export function cudaDeviceEnv(device: string, order = pciBusOrder): Record<string, string> {
+  return { [cudaVisibleDevicesEnvVar]: device, [cudaDeviceOrderEnvVar]: order };
+}
+
 export interface CudaDevice {
   /** Index as nvidia-smi reports it (PCI bus order). */
   index: number;
@@ -23,7 +34,7 @@ export async function listCudaDevices(env: NodeJS.ProcessEnv = process.env): Pro
     throw new Error(`cannot list CUDA devices: nvidia-smi failed (${(error as Error).message.split('\n')[0]})`);
   }
   const all = parseNvidiaSmi(stdout);
-  return filterVisible(all, env.CUDA_VISIBLE_DEVICES);
+  return filterVisible(all, env[cudaVisibleDevicesEnvVar]);
 }
 
 export function parseNvidiaSmi(csv: string): CudaDevice[] {
@@ -59,7 +70,7 @@ export async function listCudaDriverDevices(): Promise<CudaDriverDevice[]> {
   // The driver numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID. Workers are pinned in
   // PCI order (cudaWorkerEnv), so count in that order too: nvidia-smi's numbers. The driver reads the
   // variable when this process first initialises it, which is here.
-  process.env.CUDA_DEVICE_ORDER ||= 'PCI_BUS_ID';
+  process.env[cudaDeviceOrderEnvVar] ||= pciBusOrder;
   const { probeCuda } = await import('@virnucpro/tfjs-backend-cuda');
   const probe = probeCuda();
   if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
@@ -73,10 +84,10 @@ export async function listCudaDriverDevices(): Promise<CudaDriverDevice[]> {
  * the device order is the parent's (PCI bus order unless it says otherwise).
  */
 export function cudaWorkerEnv(ordinal: number, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const visible = env.CUDA_VISIBLE_DEVICES?.split(',').map((entry) => entry.trim());
+  const visible = env[cudaVisibleDevicesEnvVar]?.split(',').map((entry) => entry.trim());
   const entry = visible ? visible[ordinal] : String(ordinal);
   if (entry === undefined || entry === '') {
-    throw new DeviceSelectionError(`CUDA device ${ordinal} is not in CUDA_VISIBLE_DEVICES=${env.CUDA_VISIBLE_DEVICES}`);
+    throw new DeviceSelectionError(`CUDA device ${ordinal} is not in ${cudaVisibleDevicesEnvVar}=${env[cudaVisibleDevicesEnvVar]}`);
   }
-  return { CUDA_VISIBLE_DEVICES: entry, CUDA_DEVICE_ORDER: env.CUDA_DEVICE_ORDER || 'PCI_BUS_ID' };
+  return cudaDeviceEnv(entry, env[cudaDeviceOrderEnvVar] || pciBusOrder);
 }

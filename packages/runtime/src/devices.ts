@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { DeviceSelectionError } from './errors.js';
-import { cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
+import { dawnFlagsToEnv } from '@virnucpro/ops';
+import { cudaDeviceEnv, cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
 import { isolationUnavailable } from './device-isolation.js';
 import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
@@ -51,7 +52,7 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
       const device = found.find((d) => d.index === index)!;
       // CUDA's default order is "fastest first", nvidia-smi's is PCI bus order: pin the order so
       // the number the user typed is the GPU nvidia-smi shows under that number.
-      const env = { CUDA_VISIBLE_DEVICES: String(device.index), CUDA_DEVICE_ORDER: 'PCI_BUS_ID' };
+      const env = cudaDeviceEnv(String(device.index));
       return replicate(workers, { label: `cuda:${index}`, kind: 'cuda' as const, id: index, name: device.name, env });
     });
   }
@@ -74,13 +75,17 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
     const chosen = pick(found.map((a) => a.index), selection.devices, 'WebGPU', found.map((a) => `${a.index} (${a.backend}: ${a.name})`));
     return chosen.flatMap((index) => {
       const adapter = found.find((a) => a.index === index)!;
-      const dawnFlags = [`backend=${adapter.backend}`, `adapter=${adapter.name}`];
-      const env = { VIRNUCPRO_DAWN_FLAGS: JSON.stringify(dawnFlags) };
-      return replicate(workers, { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: adapter.name, env, dawnFlags });
+      const env = dawnFlagsToEnv(adapterFlags(adapter));
+      return replicate(workers, { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: adapter.name, env });
     });
   }
 
   throw new DeviceSelectionError(`unknown backend '${String(backend)}'`);
+}
+
+/** The Dawn flags that select `adapter` (by backend and name, Dawn's only selectors). */
+function adapterFlags(adapter: WebGpuAdapter): string[] {
+  return [`backend=${adapter.backend}`, `adapter=${adapter.name}`];
 }
 
 function hasTwins(adapters: WebGpuAdapter[]): boolean {
@@ -108,10 +113,9 @@ async function isolatedWebGpuDevices(found: WebGpuAdapter[], selection: DeviceSe
   const adapter = found[0];
   const chosen = pick(nodes.map((n) => n.index), selection.devices, 'WebGPU', nodes.map((n) => `${n.index} (${adapter.name}, PCI ${n.busId})`));
   return chosen.flatMap((index) => {
-    const dawnFlags = [`backend=${adapter.backend}`, `adapter=${adapter.name}`];
     const hideDeviceNodes = nodes.filter((n) => n.index !== index).map((n) => n.path);
-    const env = { VIRNUCPRO_DAWN_FLAGS: JSON.stringify(dawnFlags) };
-    const device = { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: `${adapter.name} (PCI ${nodes[index].busId})`, env, dawnFlags, hideDeviceNodes };
+    const env = dawnFlagsToEnv(adapterFlags(adapter));
+    const device = { label: `webgpu:${index}`, kind: 'webgpu' as const, id: index, name: `${adapter.name} (PCI ${nodes[index].busId})`, env, hideDeviceNodes };
     return replicate(workers, device);
   });
 }

@@ -23,10 +23,11 @@ export interface DeviceInfo {
   id: number;
   /** Human-readable name (GPU model, adapter description). */
   name?: string;
-  /** Extra environment variables the worker process is started with (e.g. CUDA_VISIBLE_DEVICES). */
+  /**
+   * Extra environment variables the worker process is started with: what selects its device
+   * (CUDA_VISIBLE_DEVICES; for webgpu, the Dawn flags of `@virnucpro/ops`' dawnFlagsEnvVar).
+   */
   env: Record<string, string>;
-  /** Dawn flags for `webgpu.create(flags)` that select this adapter (webgpu only). */
-  dawnFlags?: string[];
   /**
    * Device nodes of the other GPUs, made unusable in this worker's private mount namespace, so that Dawn
    * sees this GPU alone (identical GPUs cannot be told apart by adapter name). See device-isolation.ts.
@@ -37,7 +38,8 @@ export interface DeviceInfo {
 /** What a factory receives besides its options. */
 export interface WorkerContext {
   device: DeviceInfo;
-  backend: BackendName;
+  /** `auto` only in a pool started with `thread` and `auto`: the model picks the backend where it runs. */
+  backend: BackendName | 'auto';
   /** Float precision asked for (`cuda` only; undefined = the backend's default). */
   precision?: Precision;
   /** Index of the worker slot in the pool (stays the same across restarts). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dawnFlagsEnvVar, dawnFlagsFromEnv } from '@virnucpro/ops';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
 import {
   cudaWorkerEnv,
@@ -74,7 +75,7 @@ Available adapters:
     const adapters = parseDawnAdapterList(listing);
     expect(adapters.map((a) => a.name)).toEqual(['NVIDIA H100 80GB HBM3', 'llvmpipe (LLVM 15.0.7, 256 bits)', 'AMD Radeon Pro W7900']);
     const devices = await resolveDevices({ backend: 'webgpu', discover: { webgpu: async () => adapters } });
-    expect(devices.map((d) => [d.label, d.dawnFlags])).toEqual([
+    expect(devices.map((d) => [d.label, dawnFlagsFromEnv(d.env)])).toEqual([
       ['webgpu:0', ['backend=vulkan', 'adapter=NVIDIA H100 80GB HBM3']],
       ['webgpu:2', ['backend=vulkan', 'adapter=AMD Radeon Pro W7900']],
     ]);
@@ -106,7 +107,7 @@ describe('the cuda backend: one worker per GPU, pinned with CUDA_VISIBLE_DEVICES
       { CUDA_VISIBLE_DEVICES: '0', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' },
       { CUDA_VISIBLE_DEVICES: '1', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' },
     ]);
-    expect(devices.every((d) => d.hideDeviceNodes === undefined && d.dawnFlags === undefined)).toBe(true);
+    expect(devices.every((d) => d.hideDeviceNodes === undefined && d.env[dawnFlagsEnvVar] === undefined)).toBe(true);
     // Without --devices: every GPU the driver counts; --workers N: N per GPU.
     const all = await resolveDevices({ backend: 'cuda', workers: 2, discover: { cudaDriver, env: { CUDA_VISIBLE_DEVICES: '7,6,5,4' } } });
     expect(all.map((d) => `${d.label}=${d.env.CUDA_VISIBLE_DEVICES}`)).toEqual(['cuda:0=7', 'cuda:0=7', 'cuda:1=6', 'cuda:1=6', 'cuda:2=5', 'cuda:2=5', 'cuda:3=4', 'cuda:3=4']);
@@ -157,7 +158,7 @@ describe('identical WebGPU GPUs: one worker per GPU by hiding the others', () =>
 
   it('gives each worker its GPU (PCI order) with every other GPU node hidden', async () => {
     const devices = await resolveDevices({ backend: 'webgpu', discover: { webgpu: twins, nvidiaNodes: nodes, isolationUnavailable: canIsolate } });
-    expect(devices.map((d) => [d.label, d.hideDeviceNodes, d.dawnFlags])).toEqual([
+    expect(devices.map((d) => [d.label, d.hideDeviceNodes, dawnFlagsFromEnv(d.env)])).toEqual([
       ['webgpu:0', ['/dev/nvidia1'], ['backend=vulkan', 'adapter=NVIDIA H200']],
       ['webgpu:1', ['/dev/nvidia3'], ['backend=vulkan', 'adapter=NVIDIA H200']],
     ]);

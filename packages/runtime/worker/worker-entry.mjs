@@ -1,17 +1,21 @@
-// Worker process entry: loads one model plugin and embeds the batches the pool sends, one at a
-// time, in arrival order. Plain JavaScript on purpose: it must run straight from the source tree
+// Worker entry: loads one model plugin and embeds the batches the pool sends, one at a time, in
+// arrival order. It runs as a child process (IPC channel) or as a thread of the pool's process
+// (the in-process mode: parentPort); the protocol is the same. Plain JavaScript on purpose: it must run straight from the source tree
 // (tests) as well as from an installed package, without a compile step.
 // Protocol: see ../src/protocol.ts.
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parentPort } from 'node:worker_threads';
 
-const send = (message) => {
-  if (process.connected) process.send(message);
-};
+const send = parentPort
+  ? (message) => parentPort.postMessage(message)
+  : (message) => {
+      if (process.connected) process.send(message);
+    };
 
 // The parent owns our lifetime: when its IPC channel closes (parent exited or was killed),
-// stop at once instead of lingering as an orphan holding a GPU.
-process.on('disconnect', () => process.exit(0));
+// stop at once instead of lingering as an orphan holding a GPU. (A thread ends with its process.)
+if (!parentPort) process.on('disconnect', () => process.exit(0));
 
 let model = null;
 const queue = [];
@@ -59,7 +63,8 @@ async function init(message) {
       type: 'ready',
       dim: model.dim,
       pid: process.pid,
-      env: { CUDA_VISIBLE_DEVICES: process.env.CUDA_VISIBLE_DEVICES, VIRNUCPRO_DAWN_FLAGS: process.env.VIRNUCPRO_DAWN_FLAGS },
+      // The device-selection variables this worker was started with (the pool's DeviceInfo.env), as it sees them.
+      env: Object.fromEntries(Object.keys(device?.env ?? {}).map((name) => [name, process.env[name]])),
       ...(info ? { info } : {}),
     });
   } catch (error) {
@@ -93,7 +98,8 @@ async function drain() {
   busy = false;
 }
 
-process.on('message', (message) => {
+// In a thread, process.exit() ends only the thread.
+(parentPort ?? process).on('message', (message) => {
   switch (message.type) {
     case 'init':
       void init(message);
