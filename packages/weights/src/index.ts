@@ -4,7 +4,7 @@ export { toFloat32, tensorToFloat32 } from './to-float32.js';
 export { bfloat16ToFloat32, float16ToFloat32, float32ToFloat16Bits, halfBitsToNumber } from './half-float.js';
 export type { ReadSafetensorsOptions, SafetensorsContents, SafetensorsEntry } from './safetensors-read.js';
 export { SafetensorsFile, openSafetensors, readSafetensors, readShardedSafetensors } from './safetensors-read.js';
-export type { TensorCollection } from './safetensors-write.js';
+export type { TensorCollection, TensorLayout } from './safetensors-write.js';
 export { encodeSafetensorsHeader, writeSafetensors } from './safetensors-write.js';
 export { writeFileAtomic } from './file-io.js';
 export { unpickle, unpickleAt, type UnpickleOptions } from './pickle/unpickler.js';

@@ -7,7 +7,7 @@
 import { endianness } from 'node:os';
 import { writeAll, writeFileAtomic } from './file-io.js';
 import { SAFETENSORS_CODES } from './safetensors-format.js';
-import { assertTensorConsistent, tensorBytes, type DType, type TensorData } from './tensor-data.js';
+import { assertTensorConsistent, bytesPerElement, elementCount, tensorBytes, type DType, type TensorData } from './tensor-data.js';
 
 // Order of safetensors' Rust `Dtype` enum (increasing alignment).
 const DTYPE_RANK: Record<DType, number> = {
@@ -28,19 +28,24 @@ const DTYPE_RANK: Record<DType, number> = {
 
 export type TensorCollection = Map<string, TensorData> | Record<string, TensorData>;
 
-export function tensorEntries(tensors: TensorCollection): [string, TensorData][] {
+/** What a safetensors header says about one tensor: its data may not exist yet (a file written in a stream). */
+export type TensorLayout = Pick<TensorData, 'dtype' | 'shape'>;
+
+export function tensorEntries<T extends TensorLayout>(tensors: Map<string, T> | Record<string, T>): [string, T][] {
   return tensors instanceof Map ? [...tensors.entries()] : Object.entries(tensors);
 }
 
-/** Builds the header bytes and the tensor order, without touching the disk. */
-export function encodeSafetensorsHeader(
-  tensors: TensorCollection,
+/**
+ * Builds the header bytes and the tensor order (the order their data must follow the header in), without
+ * touching the disk. Takes layouts, so a writer that streams the data can write the header last.
+ */
+export function encodeSafetensorsHeader<T extends TensorLayout>(
+  tensors: Map<string, T> | Record<string, T>,
   metadata?: Record<string, string>,
-): { header: Uint8Array; order: [string, TensorData][] } {
+): { header: Uint8Array; order: [string, T][] } {
   const order = tensorEntries(tensors);
-  for (const [name, t] of order) {
+  for (const [name] of order) {
     if (name === '__metadata__') throw new Error('"__metadata__" is reserved and cannot be a tensor name');
-    assertTensorConsistent(name, t);
   }
   order.sort(([an, a], [bn, b]) => DTYPE_RANK[b.dtype] - DTYPE_RANK[a.dtype] || (an < bn ? -1 : an > bn ? 1 : 0));
   const json: Record<string, unknown> = {};
@@ -52,7 +57,7 @@ export function encodeSafetensorsHeader(
   }
   let offset = 0;
   for (const [name, t] of order) {
-    const length = t.data.byteLength;
+    const length = elementCount(t.shape) * bytesPerElement(t.dtype);
     json[name] = { dtype: SAFETENSORS_CODES[t.dtype], shape: t.shape, data_offsets: [offset, offset + length] };
     offset += length;
   }
@@ -69,6 +74,7 @@ export function encodeSafetensorsHeader(
 export async function writeSafetensors(path: string, tensors: TensorCollection, metadata?: Record<string, string>): Promise<void> {
   // Typed arrays are host-endian; safetensors is little-endian.
   if (endianness() !== 'LE') throw new Error('writeSafetensors: big-endian hosts are not supported');
+  for (const [name, t] of tensorEntries(tensors)) assertTensorConsistent(name, t);
   const { header, order } = encodeSafetensorsHeader(tensors, metadata);
   await writeFileAtomic(path, async (fh) => {
     await writeAll(fh, header);

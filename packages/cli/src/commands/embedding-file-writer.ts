@@ -1,11 +1,12 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { encodeSafetensorsHeader } from '@virnucpro/weights';
 
 /**
  * Writes an `embeddings` float32 [N, dim] safetensors file without holding N vectors in memory:
- * vectors stream into a data temp file; finish() writes the header (N and the `__metadata__` with
- * the ids are only known then) into a second temp file, appends the data, fsyncs and renames.
+ * vectors stream into a data temp file; finish() writes the header (@virnucpro/weights' encoder; N and the
+ * `__metadata__` with the ids are only known then) into a second temp file, appends the data, fsyncs and renames.
  * abort() removes both temp files, so a failed or interrupted run leaves no partial output.
  */
 export class EmbeddingFileWriter {
@@ -36,19 +37,10 @@ export class EmbeddingFileWriter {
     this.data ??= await open(this.dataPath, 'w');
     await this.data.close();
     this.data = undefined;
-    const byteLength = this.count * this.dim * 4;
-    const header = JSON.stringify({
-      __metadata__: metadata,
-      embeddings: { dtype: 'F32', shape: [this.count, this.dim], data_offsets: [0, byteLength] },
-    });
-    const body = Buffer.from(header, 'utf8');
-    const padded = Math.ceil(body.length / 8) * 8; // keeps the data 8-byte aligned
-    const prefix = Buffer.alloc(8 + padded, 0x20);
-    prefix.writeBigUInt64LE(BigInt(padded), 0);
-    body.copy(prefix, 8);
+    const { header } = encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [this.count, this.dim] } }, metadata);
     const out = await open(this.finalTemp, 'w');
     try {
-      await out.write(prefix);
+      await out.write(header);
     } finally {
       await out.close();
     }
