@@ -163,11 +163,14 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const activeWriter = writer;
     const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, chunks) => activeWriter.declareChunks(id, chunks));
     const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames' });
-    const counted = countingPool(pool.pool, (tokens) => summary.addBatch(tokens));
+    // Every batch the pool embeds counts towards the packing efficiency.
+    pool.pool.events$.subscribe((event) => {
+      if (event.type === 'batch') summary.addBatch(event.tokens);
+    });
     const run = runEmbedding<FrameItem>({
       items: frames,
       pack: { tokenBudget: options.tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
-      pool: counted,
+      pool: pool.pool,
       checkpoint,
       idOf: (frame) => frame.id,
     });
@@ -292,21 +295,6 @@ function oomSplitsOf(t: WorkerTelemetry): number {
 
 function fp32RecomputesOf(t: WorkerTelemetry): number {
   return (t.counters as Partial<FeaturesCounters> | undefined)?.fp32Recomputes ?? 0;
-}
-
-/** Wraps a pool so every submitted batch is counted (batches, tokens → packing efficiency). */
-function countingPool<I>(pool: WorkerPool<I>, onBatch: (tokens: number) => void): WorkerPool<I> {
-  return new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (prop === 'submit') {
-        return (batch: Parameters<WorkerPool<I>['submit']>[0]) => {
-          onBatch(batch.items.reduce((sum, item) => sum + item.tokens, 0));
-          return target.submit(batch);
-        };
-      }
-      return Reflect.get(target, prop, receiver);
-    },
-  });
 }
 
 /**
