@@ -1,6 +1,7 @@
 // The single table of `virnucpro predict` options. yargs flags, YAML config keys, validation and the
 // commented default config (`virnucpro config init`) are all generated from it, so they cannot drift.
 import { backendNames, precisionNames, type BackendName, type Precision } from '@virnucpro/ops';
+import type { ShardSpec } from '../sharding/shard-spec.js';
 
 /** `--backend` values: ops' backend names and `auto`. */
 export const BACKENDS: readonly BackendChoice[] = ['auto', ...backendNames];
@@ -43,6 +44,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'force', kind: 'boolean', default: false, description: 'overwrite results already in --out-dir' },
   { key: 'allow-non-dna', kind: 'boolean', default: false, description: 'run on records that are not DNA (more than 10% of their characters outside ACGTUN and the IUPAC codes) instead of refusing them' },
   { key: 'keep-intermediate', kind: 'boolean', default: false, description: 'also write the chunked, nucleotide and protein FASTA files' },
+  { key: 'shard', kind: 'string', cliOnly: true, description: 'run only part K of N of the input records, e.g. 2/8 (balanced by bases); join the parts with `virnucpro merge`' },
   { key: 'quiet', kind: 'boolean', default: false, description: 'no progress output (errors still go to stderr)' },
   { key: 'config', kind: 'path', cliOnly: true, description: 'YAML file with any of these options (command-line flags win)' },
 ];
@@ -71,6 +73,8 @@ export interface PredictOptions {
   keepIntermediate: boolean;
   allowNonDna: boolean;
   quiet: boolean;
+  /** --shard K/N (parsed). */
+  shard?: ShardSpec;
   config?: string;
 }
 

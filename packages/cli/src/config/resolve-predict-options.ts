@@ -5,6 +5,7 @@ import { checkPrecisionOption } from './precision.js';
 import { coerceOption } from './coerce-option.js';
 import { loadConfigFile } from './load-config-file.js';
 import { PREDICT_OPTIONS, camelCase, type PredictOptions } from './predict-options.js';
+import { parseShardSpec } from '../sharding/shard-spec.js';
 
 /** Where `virnucpro models download` puts models unless told otherwise. */
 export function defaultModelsDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -32,7 +33,7 @@ export function resolvePredictOptions(flags: Record<string, unknown>, env: NodeJ
   }
 
   const out: Record<string, unknown> = {};
-  for (const [key, value] of values) out[camelCase(key)] = value;
+  for (const [key, value] of values) out[camelCase(key)] = key === 'shard' ? parseShardSpec(value as string) : value;
   const options = out as unknown as PredictOptions;
   options.devices ??= [];
   options.length ??= options.modelType;

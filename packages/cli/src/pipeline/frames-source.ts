@@ -22,24 +22,30 @@ export interface IntermediateWriters {
  * FASTA → VirNucPro chunks → kept six-frame translations, lazily (one record in memory at a time).
  * `counts` is updated as frames are pulled. With `intermediate`, the three files of the original tool are
  * written along the way (chunks 60-column wrapped; frames one line each), in the original's order.
+ * `select` (0-based record position in the input → keep it?) runs a part of the input (`--shard`); `check`
+ * still sees every record, so each part refuses a bad input as the whole run would.
  */
 export async function* framesFromFasta(
   input: string,
   chunkLength: number,
   counts: FrameCounts,
   intermediate?: IntermediateWriters,
-  onRecord?: (id: string, chunks: number) => void,
+  onRecord?: (id: string, chunks: number, recordIndex: number) => void,
   check?: InputCheck,
+  select?: (recordIndex: number) => boolean,
 ): AsyncGenerator<FrameItem> {
+  let recordIndex = -1;
   for await (const record of readFasta(input)) {
-    counts.sequences++;
-    if (check) await check.record(record, counts.sequences);
+    recordIndex++;
+    if (check) await check.record(record, recordIndex + 1);
     if (record.sequence.length === 0) {
       // The original divides by zero on an empty record; say which one instead.
-      throw new UsageError(`${input}: record #${counts.sequences} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
+      throw new UsageError(`${input}: record #${recordIndex + 1} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
     }
+    if (select && !select(recordIndex)) continue;
+    counts.sequences++;
     const chunks = chunkRecord(record, chunkLength);
-    onRecord?.(record.id, chunks.length);
+    onRecord?.(record.id, chunks.length, recordIndex);
     for (const chunk of chunks) {
       counts.chunks++;
       if (intermediate) await intermediate.chunked.write(formatWrappedFasta(chunk.id, chunk.sequence));
@@ -60,8 +66,8 @@ export async function* framesFromFasta(
  * Counts what framesFromFasta would produce (for progress totals), without keeping anything; `check` applies the
  * input rules to every record on the way (this is the pass that reads the whole input before anything is written).
  */
-export async function countFrames(input: string, chunkLength: number, check?: InputCheck): Promise<FrameCounts> {
+export async function countFrames(input: string, chunkLength: number, check?: InputCheck, select?: (recordIndex: number) => boolean): Promise<FrameCounts> {
   const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
-  for await (const _ of framesFromFasta(input, chunkLength, counts, undefined, undefined, check)) void _;
+  for await (const _ of framesFromFasta(input, chunkLength, counts, undefined, undefined, check, select)) void _;
   return counts;
 }

@@ -24,6 +24,10 @@ import { inProcessPool } from './in-process-pool.js';
 import { InputCheck } from './input-check.js';
 import { describeModel } from './model-identity.js';
 import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
+import { selectShard } from '../sharding/shard-plan.js';
+import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-file.js';
+import { formatShardSpec } from '../sharding/shard-spec.js';
+import { shardSummary } from '../sharding/shard-summary.js';
 import { StagedTextFile } from './staged-text-file.js';
 
 export const RUN_SUMMARY_FILE = 'run_summary.json';
@@ -64,7 +68,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // Read the whole input once before anything is created: a malformed file fails here, leaving nothing
   // behind, and the count gives the progress bar its total.
   const countStart = Date.now();
-  const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna));
+  // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
+  const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
+  const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes);
   const countSeconds = (Date.now() - countStart) / 1000;
   const summary = new RunSummaryBuilder({
     input: inputName,
@@ -119,10 +125,14 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
         `the MLP ${models.mlp} expects ${mlp.inputDim}-d features, but the models make ${pool.pool.dim}-d ones ([DNABERT-S | ESM-2]); use the MLP trained for these models`,
       );
     }
+    const inputFingerprint = await fingerprintFiles([options.input]);
     const checkpoint = await openCheckpoint({
       dir: join(options.outDir, CHECKPOINT_DIR),
-      model: { feature: 'virnucpro [dnabert-s mean | esm-2 mean]', chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert) },
-      inputFingerprint: await fingerprintFiles([options.input]),
+      model: {
+        feature: 'virnucpro [dnabert-s mean | esm-2 mean]', chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert),
+        ...(options.shard ? { shard: formatShardSpec(options.shard) } : {}),
+      },
+      inputFingerprint,
       dim: pool.pool.dim,
       resume: options.resume,
       force: options.force,
@@ -161,7 +171,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
 
     const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
     const activeWriter = writer;
-    const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, chunks) => activeWriter.declareChunks(id, chunks));
+    const shardRecords: ShardRecord[] = [];
+    const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, chunks, recordIndex) => {
+      activeWriter.declareChunks(id, chunks);
+      if (shard) shardRecords.push({ inputRecord: recordIndex + 1, id });
+    }, undefined, shard?.includes);
     const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames' });
     // Every batch the pool embeds counts towards the packing efficiency.
     pool.pool.events$.subscribe((event) => {
@@ -225,6 +239,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       });
     }
     const result = summary.build('complete');
+    if (shard) {
+      // Before run_summary.json, which marks the shard finished for `virnucpro merge`.
+      writeShardRecords(options.outDir, shardRecords);
+      result.shard = shardSummary(shard, inputFingerprint, result, models);
+    }
     writeFileAtomic(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(result, null, 2) + '\n');
     return result;
   } catch (err) {

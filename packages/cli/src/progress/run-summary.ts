@@ -1,4 +1,5 @@
 import type { CudaDeviceSummary } from '../pipeline/compute-backend.js';
+import type { ShardSummary } from '../sharding/shard-summary.js';
 
 /** What `run_summary.json` holds: the telemetry of one predict run. */
 export interface RunSummary {
@@ -37,6 +38,8 @@ export interface RunSummary {
   tokensPerSecond: { esm: number; dnabert: number };
   /** Per worker process (absent when models ran in this process): device, batches, frames, restarts. */
   workerStats?: WorkerStats[];
+  /** With --shard K/N: which part of which input this run holds (what `virnucpro merge` checks). */
+  shard?: ShardSummary;
 }
 
 /** One worker's share of the run, as the runtime measured it. */

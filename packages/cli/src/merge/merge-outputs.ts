@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import {
+  CONSENSUS_FILE,
+  PREDICTION_RESULTS_FILE,
+  SEQUENCE_SUMMARY_FILE,
+  StagedFile,
+  compareCodePoints,
+  consensusKey,
+  originalSequenceId,
+} from '@virnucpro/consensus';
+import { LineReader } from './line-reader.js';
+import type { ShardSet } from './shard-set.js';
+
+/** The three result files that a merge rebuilds, byte for byte as one unsharded run writes them. */
+export const MERGED_FILES = [PREDICTION_RESULTS_FILE, CONSENSUS_FILE, SEQUENCE_SUMMARY_FILE] as const;
+
+/** A shard's file that does not hold what its record list says (damaged, or from another run). */
+export class ShardContentError extends Error {
+  override readonly name = 'ShardContentError';
+}
+
+/**
+ * Writes the merged result files into `outDir` under temporary names and returns them completed but not yet
+ * published (the caller publishes them together, or discards them on failure).
+ * - prediction_results.txt and sequence_summary.tsv: rows in input record order. Records go back in the order
+ *   of their input position; a record's prediction rows are the consecutive rows of its shard whose frame id
+ *   belongs to it (the id up to `_chunk_`, as the sequence summary groups them), and its summary row is the
+ *   shard's next one.
+ * - prediction_results_highestscore.csv: sorted by chunk key in every shard, so a k-way merge by the same code
+ *   point order (a record's chunks all sit in one shard, so no key is in two shards).
+ */
+export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise<StagedFile[]> {
+  const staged: StagedFile[] = [];
+  const readers: LineReader[] = [];
+  const open = (shardDir: string, file: string) => {
+    const reader = new LineReader(join(shardDir, file));
+    readers.push(reader);
+    return reader;
+  };
+  try {
+    const predictions = await StagedFile.create(join(outDir, PREDICTION_RESULTS_FILE));
+    staged.push(predictions);
+    const summary = await StagedFile.create(join(outDir, SEQUENCE_SUMMARY_FILE));
+    staged.push(summary);
+    const predictionReaders = set.shards.map((s) => open(s.dir, PREDICTION_RESULTS_FILE));
+    const summaryReaders = set.shards.map((s) => open(s.dir, SEQUENCE_SUMMARY_FILE));
+    await predictions.write(`${await sameHeader(predictionReaders)}\n`);
+    await summary.write(`${await sameHeader(summaryReaders)}\n`);
+    const nextRecord = new Uint32Array(set.shards.length);
+    for (const s of set.owner) {
+      const record = set.shards[s].records[nextRecord[s]++];
+      const row = await summaryReaders[s].next();
+      if (row === undefined || firstField(row) !== record.id) throw mismatch(summaryReaders[s], `the summary row of '${record.id}'`, row);
+      await summary.write(`${row}\n`);
+      for (let line = await predictionReaders[s].peek(); line !== undefined && recordOfFrame(line) === record.id; line = await predictionReaders[s].peek()) {
+        await predictions.write(`${line}\n`);
+        await predictionReaders[s].next();
+      }
+    }
+    for (const reader of [...predictionReaders, ...summaryReaders]) {
+      const extra = await reader.next();
+      if (extra !== undefined) throw mismatch(reader, 'the end of the file (every record placed)', extra);
+    }
+
+    const consensus = await StagedFile.create(join(outDir, CONSENSUS_FILE));
+    staged.push(consensus);
+    await mergeSorted(set.shards.map((s) => open(s.dir, CONSENSUS_FILE)), consensus);
+    for (const file of staged) await file.complete();
+    return [predictions, consensus, summary];
+  } catch (err) {
+    for (const file of staged) await file.discard();
+    throw err;
+  } finally {
+    for (const reader of readers) reader.close();
+  }
+}
+
+/** k-way merge of files sorted by their first field (code point order); N is small, so a scan of the heads. */
+async function mergeSorted(readers: LineReader[], out: StagedFile): Promise<void> {
+  await out.write(`${await sameHeader(readers)}\n`);
+  const heads = await Promise.all(readers.map((r) => r.next()));
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      if (heads[i] === undefined) continue;
+      if (best < 0 || compareCodePoints(firstField(heads[i]!), firstField(heads[best]!)) < 0) best = i;
+    }
+    if (best < 0) return;
+    await out.write(`${heads[best]}\n`);
+    heads[best] = await readers[best].next();
+  }
+}
+
+/** Every shard's first line, which must be the same header; returns it. */
+async function sameHeader(readers: LineReader[]): Promise<string> {
+  const headers = await Promise.all(readers.map((r) => r.next()));
+  const header = headers[0];
+  headers.forEach((h, i) => {
+    if (h === undefined || h !== header) throw mismatch(readers[i], `the header '${header}'`, h);
+  });
+  return header!;
+}
+
+function firstField(line: string): string {
+  const tab = line.indexOf('\t');
+  return tab < 0 ? line : line.slice(0, tab);
+}
+
+/** The input record of a prediction row: its frame id without the frame (F1..R3) and `_chunk_<k>`. */
+function recordOfFrame(line: string): string {
+  return originalSequenceId(consensusKey(firstField(line)));
+}
+
+function mismatch(reader: LineReader, expected: string, found: string | undefined): ShardContentError {
+  return new ShardContentError(`${reader.path}: line ${reader.lineNumber}: expected ${expected}, found ${found === undefined ? 'the end of the file' : `'${found}'`}`);
+}

@@ -1,0 +1,159 @@
+// `virnucpro predict --shard K/N` and `virnucpro merge` through the built CLI (issue 14): four shards merged
+// equal one unsharded run byte for byte, and shard sets that do not cover one input exactly once are refused
+// (exit 2, one line, nothing written).
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, testData } from './cli-harness.js';
+import { writeMultiRecordInput } from './multi-record-input.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'predict-shard-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const common = ['--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet'];
+const input = join(tmp, 'input.fa');
+const single = join(tmp, 'single');
+const shardDir = (k: number) => join(tmp, `shard-${k}`);
+const summary = (dir: string) => JSON.parse(readFileSync(join(dir, 'run_summary.json'), 'utf8'));
+
+function predict(out: string, ...extra: string[]) {
+  const r = runCli(['predict', input, ...common, '--out-dir', out, ...extra]);
+  expect(r.status, r.stderr).toBe(0);
+}
+
+function merge(dirs: string[], out: string) {
+  const r = runCli(['merge', ...dirs, '--out-dir', out, '--quiet']);
+  return { ...r, lines: r.stderr.trimEnd().split('\n') };
+}
+
+/** A refused merge: exit 2, one line on stderr matching `message`, no --out-dir created. */
+function expectRefused(dirs: string[], message: RegExp) {
+  const out = join(tmp, `refused-${Math.random().toString(36).slice(2)}`);
+  const r = merge(dirs, out);
+  expect(r.status, r.stderr).toBe(2);
+  expect(r.lines).toHaveLength(1);
+  expect(r.lines[0]).toMatch(message);
+  expect(existsSync(out)).toBe(false);
+}
+
+beforeAll(() => {
+  writeMultiRecordInput(input);
+  predict(single);
+  for (let k = 1; k <= 4; k++) predict(shardDir(k), '--shard', `${k}/4`);
+});
+
+describe('virnucpro predict --shard K/N', () => {
+  it('splits on whole records, each record in exactly one shard, balanced by bases', () => {
+    const whole = summary(single);
+    const shards = [1, 2, 3, 4].map((k) => summary(shardDir(k)).shard);
+    expect(shards.map((s) => [s.index, s.count])).toEqual([[1, 4], [2, 4], [3, 4], [4, 4]]);
+    expect(new Set(shards.map((s) => s.inputFingerprint)).size).toBe(1);
+    expect(shards[0].inputFingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(shards.every((s) => s.inputRecords === whole.sequences)).toBe(true);
+    expect(shards.reduce((n, s) => n + s.records, 0)).toBe(whole.sequences);
+    // Record numbers listed by the shards: every input record once.
+    const listed = [1, 2, 3, 4].flatMap((k) => readFileSync(join(shardDir(k), 'shard_records.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split('\t')[0])));
+    expect(listed.sort((a, b) => a - b)).toEqual(Array.from({ length: whole.sequences }, (_, i) => i + 1));
+    // Longest record first to the lightest shard: no shard exceeds the average by more than the longest record.
+    const bases = shards.map((s) => s.bases);
+    const total = bases.reduce((a, b) => a + b, 0);
+    expect(Math.max(...bases)).toBeLessThanOrEqual(total / 4 + 9000);
+    expect(Math.min(...bases)).toBeGreaterThan(0);
+    // The per-shard counters add up to the whole run's.
+    for (const key of ['sequences', 'chunks', 'frames']) expect([1, 2, 3, 4].reduce((n, k) => n + summary(shardDir(k))[key], 0)).toBe(whole[key]);
+  });
+
+  it('refuses a malformed --shard (exit 2, one line)', () => {
+    for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0']) {
+      const r = runCli(['predict', input, ...common, '--out-dir', join(tmp, 'bad-shard'), '--shard', bad]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toBe(`virnucpro: --shard: expected K/N with 1 ≤ K ≤ N (e.g. 2/8: the second of eight parts), got '${bad}'\n`);
+    }
+  });
+
+  it('refuses to resume a shard folder as another shard', () => {
+    const out = join(tmp, 'resume-other');
+    cpSync(shardDir(1), out, { recursive: true });
+    const r = runCli(['predict', input, ...common, '--out-dir', out, '--shard', '2/4', '--resume']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('shard: 2/4 vs the checkpoint');
+  });
+});
+
+describe('virnucpro merge', () => {
+  it('4 shards (given in any order) → outputs byte-identical to one unsharded run, and a merged run summary', () => {
+    const out = join(tmp, 'merged');
+    const r = merge([shardDir(3), shardDir(1), shardDir(4), shardDir(2)], out);
+    expect(r.status, r.stderr).toBe(0);
+    for (const file of OUTPUTS) expect(readFileSync(join(out, file)).equals(readFileSync(join(single, file))), file).toBe(true);
+    expect(readdirSync(out).sort()).toEqual([...OUTPUTS, 'run_summary.json'].sort());
+    const merged = summary(out);
+    const whole = summary(single);
+    for (const key of ['sequences', 'chunks', 'frames', 'chunkLength', 'backend', 'precision']) expect(merged[key], key).toEqual(whole[key]);
+    expect(merged.tokens).toEqual(whole.tokens);
+    expect(merged.merged.shards.map((s: { shard: string }) => s.shard)).toEqual(['1/4', '2/4', '3/4', '4/4']);
+    expect(merged.merged.inputFingerprint).toBe(summary(shardDir(1)).shard.inputFingerprint);
+  });
+
+  it('more shards than records: the empty shards merge too', () => {
+    const few = join(tmp, 'few.fa');
+    writeFileSync(few, readFileSync(input, 'utf8').split('\n').slice(0, 4).join('\n') + '\n');
+    const dirs = [1, 2, 3].map((k) => join(tmp, `few-${k}`));
+    for (const [i, dir] of dirs.entries()) expect(runCli(['predict', few, ...common, '--out-dir', dir, '--shard', `${i + 1}/3`]).status).toBe(0);
+    expect(runCli(['predict', few, ...common, '--out-dir', join(tmp, 'few-single')]).status).toBe(0);
+    expect(dirs.map((d) => summary(d).shard.records).sort()).toEqual([0, 1, 1]);
+    const r = merge(dirs, join(tmp, 'few-merged'));
+    expect(r.status, r.stderr).toBe(0);
+    for (const file of OUTPUTS) expect(readFileSync(join(tmp, 'few-merged', file)).equals(readFileSync(join(tmp, 'few-single', file))), file).toBe(true);
+  });
+
+  it('a missing shard: refused, nothing written', () => {
+    expectRefused([shardDir(1), shardDir(2), shardDir(4)], /^virnucpro: merge: shard 3\/4 missing: give all 4 shard folders of the run$/);
+  });
+
+  it('a duplicate shard: refused, nothing written', () => {
+    const copy = join(tmp, 'shard-2-copy');
+    cpSync(shardDir(2), copy, { recursive: true });
+    expectRefused([shardDir(1), shardDir(2), copy, shardDir(3), shardDir(4)], /^virnucpro: merge: shard 2\/4 given twice: .*shard-2 and .*shard-2-copy$/);
+  });
+
+  it('a shard of another input: refused, nothing written', () => {
+    const other = join(tmp, 'other.fa');
+    writeFileSync(other, readFileSync(input, 'utf8').replace('>rec1 ', '>recA '));
+    const out = join(tmp, 'other-input-3');
+    expect(runCli(['predict', other, ...common, '--out-dir', out, '--shard', '3/4']).status).toBe(0);
+    expectRefused([shardDir(1), shardDir(2), out, shardDir(4)], /^virnucpro: merge: shards of different inputs: .*shard-1 \(shard 1\/4\) was made from sha256:[0-9a-f]+, .*other-input-3 \(shard 3\/4\) from sha256:[0-9a-f]+$/);
+  });
+
+  it('a shard of other models: refused naming what differs, nothing written', () => {
+    const out = join(tmp, 'other-mlp-4');
+    const mlp300 = join(testData, 'demo-models', 'mlp-demo-300.safetensors');
+    expect(runCli(['predict', input, ...common, '--mlp', mlp300, '--out-dir', out, '--shard', '4/4']).status).toBe(0);
+    expectRefused([shardDir(1), shardDir(2), shardDir(3), out], /^virnucpro: merge: shards made with different models or options: .*other-mlp-4 \(shard 4\/4\) vs .*shard-1 \(shard 1\/4\): models\.mlp\.name: /);
+  });
+
+  it('a shard of another split, an unfinished shard, a folder that is no shard: refused', () => {
+    const three = join(tmp, 'split-3');
+    expect(runCli(['predict', input, ...common, '--out-dir', three, '--shard', '1/3']).status).toBe(0);
+    expectRefused([shardDir(1), three], /^virnucpro: merge: shards of different splits: .*shard-1 \(shard 1\/4\) and .*split-3 \(shard 1\/3\)$/);
+    const unfinished = join(tmp, 'unfinished');
+    cpSync(shardDir(2), unfinished, { recursive: true });
+    rmSync(join(unfinished, 'run_summary.json'));
+    expectRefused([shardDir(1), unfinished, shardDir(3), shardDir(4)], /^virnucpro: merge: .*unfinished is not a finished shard: it has no run_summary.json/);
+    expectRefused([single, shardDir(2)], /^virnucpro: merge: .*single is not a shard: its run_summary.json has no shard section/);
+  });
+
+  it('refuses a non-empty --out-dir unless --force', () => {
+    const out = join(tmp, 'occupied');
+    cpSync(single, out, { recursive: true });
+    const dirs = [1, 2, 3, 4].map(shardDir);
+    const r = merge(dirs, out);
+    expect(r.status).toBe(2);
+    expect(r.lines).toEqual([`virnucpro: merge: --out-dir ${out} is not empty; use --force to overwrite the results in it`]);
+    const forced = runCli(['merge', ...dirs, '--out-dir', out, '--force', '--quiet']);
+    expect(forced.status, forced.stderr).toBe(0);
+    for (const file of OUTPUTS) expect(readFileSync(join(out, file)).equals(readFileSync(join(single, file))), file).toBe(true);
+  });
+});
