@@ -14,7 +14,8 @@ export const defaultWorkerEntry = fileURLToPath(new URL('../worker/worker-entry.
 
 export interface PoolOptions {
   model: WorkerPluginSpec;
-  backend: BackendName;
+  /** `auto` (with `resolvedDevices`): each worker lets its model pick the backend where it runs. */
+  backend: BackendName | 'auto';
   /** Float precision for the workers' backend (`cuda` only; passed to the factory as `ctx.precision`). */
   precision?: Precision;
   /** GPU numbers (`--devices 0,2`); GPU backends only. */
@@ -42,6 +43,11 @@ export interface PoolOptions {
   workerEntry?: string;
   env?: Record<string, string>;
   execArgv?: string[];
+  /**
+   * Run the one worker as a thread of this process (the in-process mode): the model computes off the
+   * main thread, so signals, checkpoints and progress stay responsive, through the same pool code.
+   */
+  thread?: boolean;
 }
 
 /** A batch with one vector per item, in the batch's item order. */
@@ -72,14 +78,20 @@ export interface WorkerPool<I> {
   telemetry(): WorkerTelemetry[];
   /** Worker pids (for diagnostics and fault-injection tests). */
   pids(): (number | null)[];
-  close(): Promise<void>;
+  /**
+   * Stops the workers: each is asked to exit and killed if it has not after `graceMs` (default 5 s; 0 on a
+   * signal, when a batch in progress must not delay the exit).
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Starts one worker process per device slot and resolves once every worker has loaded the model. */
 export async function startPool<I>(options: PoolOptions): Promise<WorkerPool<I>> {
+  const { backend } = options;
+  if (backend === 'auto' && !options.resolvedDevices) throw new WorkerPoolError("backend 'auto' needs resolvedDevices (device discovery needs a backend)");
   const devices =
     options.resolvedDevices ??
-    (await resolveDevices({ backend: options.backend, devices: options.devices, workers: options.workers, discover: options.discover }));
+    (await resolveDevices({ backend: backend as BackendName, devices: options.devices, workers: options.workers, discover: options.discover }));
   const pool = new Pool<I>(options, devices);
   await pool.start();
   return pool;
@@ -128,6 +140,7 @@ class Pool<I> implements WorkerPool<I> {
       heartbeatIntervalMs: this.heartbeatIntervalMs,
       env: options.env ?? {},
       execArgv: options.execArgv ?? [],
+      thread: options.thread ?? false,
     };
     const hooks = {
       onReady: (slot: WorkerSlot) => this.onReady(slot),
@@ -188,11 +201,11 @@ class Pool<I> implements WorkerPool<I> {
     return this.slots.map((slot) => (slot.child ? slot.pid : null));
   }
 
-  async close(): Promise<void> {
+  async close(options: { graceMs?: number } = {}): Promise<void> {
     this.closing = true;
     if (this.watchdog) clearInterval(this.watchdog);
     if (this.throughputTimer) clearInterval(this.throughputTimer);
-    await Promise.all(this.slots.map((slot) => slot.close()));
+    await Promise.all(this.slots.map((slot) => slot.close(options.graceMs)));
     this.events$.complete();
     this.creditChanged$.complete();
   }

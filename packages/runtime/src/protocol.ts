@@ -7,7 +7,7 @@ export type ToWorker =
       type: 'init';
       spec: WorkerPluginSpec;
       device: DeviceInfo;
-      backend: BackendName;
+      backend: BackendName | 'auto';
       precision?: Precision;
       workerIndex: number;
       heartbeatIntervalMs: number;

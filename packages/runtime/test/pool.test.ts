@@ -176,3 +176,45 @@ describe('worker pool + runEmbedding', () => {
     }
   });
 });
+
+describe('worker pool in a thread of this process (thread: true, the in-process mode)', () => {
+  const items = makeSequences(200);
+  const inThisProcess = [{ label: 'in-process', kind: 'cpu' as const, id: 0, env: {} }];
+
+  it('embeds through the same protocol, letting the model pick the backend (auto)', async () => {
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, describe: true }), backend: 'auto', thread: true, resolvedDevices: inThisProcess });
+    try {
+      const results = await collect(runEmbedding({ items: asyncItems(items), pack: PACK, pool }));
+      expect(results.map((r) => Array.from(r.vector))).toEqual(items.map((item) => Array.from(hashVector(item, DIM))));
+      const [worker] = pool.telemetry();
+      expect(worker).toMatchObject({ device: 'in-process', pid: process.pid, items: 200 });
+      expect(worker.info).toMatchObject({ backend: 'auto', pid: process.pid });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('keeps this thread responsive while a batch blocks the model, and close({ graceMs: 0 }) stops it at once', async () => {
+    const dir = await tempDir();
+    const pool = await startPool<string>({
+      model: hashModel({ dim: DIM, hangAfterBatches: 0, hangMarker: join(dir, 'hang'), hangMode: 'busy' }),
+      backend: 'cpu',
+      thread: true,
+      resolvedDevices: inThisProcess,
+    });
+    const batch = pool.submit({ items: [{ index: 0, tokens: 3, value: 'abc' }] });
+    batch.catch(() => undefined);
+    // The model spins forever; timers here still run.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    await waitFor(() => ticks >= 20);
+    clearInterval(timer);
+    const closing = performance.now();
+    await pool.close({ graceMs: 0 });
+    expect(performance.now() - closing).toBeLessThan(2000);
+  });
+
+  it("needs resolved devices for backend 'auto'", async () => {
+    await expect(startPool({ model: hashModel(), backend: 'auto', thread: true })).rejects.toThrow(/backend 'auto' needs resolvedDevices/);
+  });
+});
