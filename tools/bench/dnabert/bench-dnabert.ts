@@ -1,27 +1,40 @@
 // DNABERT-S speed: tokenizer tokens/s (ours vs @huggingface/tokenizers) and model tokens/s with
 // random weights of the real DNABERT-S size (117M: 12 layers, 768, 12 heads, FFN 3072, vocab 4096).
-// Prints one JSON object. Runs from source locally and bundled on the GPU machine:
+// Prints one JSON object (each run also on stderr as it finishes). Runs from source locally and bundled on the GPU machine:
 //   bash tools/device/bundle.sh tools/bench/dnabert/bench-dnabert.ts
-//   node .bundle/bench-dnabert.mjs --backend webgpu --tokenizer test-data/dnabert/tokenizer.json
-// Options: --backend cpu|wasm|webgpu|tensorflow|auto  --tokenizer PATH  --sequences N (default 256)
-//   --token-budget N (default 8192)  --lengths 300,500  --layers N --hidden N --heads N --intermediate N
-//   --warmup N (batches, default 1)  --tokenizer-sequences N (default 20000)  --tokenizer-repeats N (default 5)  --no-hf
+//   node .bundle/bench-dnabert.mjs --backend cuda --precision fp16 --fasta test-data/lambda_virus.fa --length-sets 150:300:500 --budgets 8192,16384,32768
+// Options: --backend cpu|wasm|webgpu|tensorflow|cuda|auto  --precision fp32|fp16|bf16 (cuda)  --tokenizer PATH
+//   --sequences N (per length set, default 256)  --budgets N,N (token budgets, default 8192)  --length-sets 300,500:150
+//   (bp per sequence, sets separated by ':'; --lengths is the one-set form)  --fasta FILE (windows of a real genome
+//   instead of random DNA: BPE token counts of real DNA differ from random DNA's)  --layers/--hidden/--heads/--intermediate N
+//   --warmup N (batches, default 1)  --tokenizer-sequences N (default 20000; 0 skips the tokenizer part)
+//   --tokenizer-repeats N (default 5)  --no-hf  --means-out FILE / --means-ref FILE (fp16/bf16 means against fp32)
+//   --lengths-out FILE (token counts per set, JSON, for tools/bench/dnabert/pytorch_dnabert.py)  --profile (cuda)
 // Tokenizer: median of --tokenizer-repeats passes over the same sequences (ours and HF interleaved per
-// pass, so a busy shared machine hits both alike). Model: total tokens/s plus the median of per-batch tokens/s.
+// pass, so a busy shared machine hits both alike). Model: packed batches (no padding), tokens/s and MFU per run.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { BpeTokenizer, dnabertSConfig, type DnabertConfig } from '@virnucpro/dnabert';
-import { initBackend, type BackendName } from '@virnucpro/ops';
-import { randomDna, randomDnabertModel } from './random-dnabert.js';
+// Registers the cuda backend (a bundle cannot load it by name at run time).
+import '@virnucpro/tfjs-backend-cuda';
+import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
+import { packArray } from '@virnucpro/packer';
+import { checkMeans, PEAK_TENSOR_TFLOPS, profileForward } from '../gpu/model-bench-helpers.js';
+import { randomDna, randomDnabertModel, seededUniform } from './random-dnabert.js';
 
 const { values: args } = parseArgs({
   options: {
     backend: { type: 'string', default: 'auto' },
+    precision: { type: 'string' },
     tokenizer: { type: 'string', default: 'test-data/dnabert/tokenizer.json' },
     sequences: { type: 'string', default: '256' },
     'token-budget': { type: 'string', default: '8192' },
+    budgets: { type: 'string' },
     lengths: { type: 'string', default: '300,500' },
+    'length-sets': { type: 'string' },
+    fasta: { type: 'string' },
     layers: { type: 'string' },
     hidden: { type: 'string' },
     heads: { type: 'string' },
@@ -30,15 +43,19 @@ const { values: args } = parseArgs({
     'tokenizer-sequences': { type: 'string', default: '20000' },
     'tokenizer-repeats': { type: 'string', default: '5' },
     'no-hf': { type: 'boolean', default: false },
+    'means-out': { type: 'string' },
+    'means-ref': { type: 'string' },
+    'lengths-out': { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 
-const lengths = args.lengths!.split(',').map(Number);
+const tokenizerLengths = (args['length-sets'] ?? args.lengths!).split(/[:,]/).map(Number);
 const tokenizer = await BpeTokenizer.fromFile(args.tokenizer!);
 
 // 1. Tokenizer throughput (single thread).
 async function tokenizerSpeed() {
-  const seqs = randomDna(Number(args['tokenizer-sequences']), lengths, 11);
+  const seqs = randomDna(Number(args['tokenizer-sequences']), tokenizerLengths, 11);
   const median = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -84,89 +101,121 @@ async function tokenizerSpeed() {
   const hfResult = encoders.hf ? summary('hf') : hf!;
   return {
     sequences: seqs.length,
-    lengths,
+    lengths: tokenizerLengths,
     ours,
     huggingfaceTokenizersJs: hfResult,
     speedup: typeof hfResult === 'string' ? null : +(ours.tokensPerSecond / hfResult.tokensPerSecond).toFixed(1),
   };
 }
 
-// 2. Model throughput on packed batches of ~token-budget tokens.
+/** count sequences with lengths cycled from `lengths`: windows of the --fasta genome (either strand) or random ACGT. */
+function dnaSequences(count: number, lengths: number[], seed: number): string[] {
+  if (!args.fasta) return randomDna(count, lengths, seed);
+  const genome = readFileSync(args.fasta, 'utf8').split('\n').filter((l) => !l.startsWith('>')).join('').toUpperCase();
+  const complement: Record<string, string> = { A: 'T', C: 'G', G: 'C', T: 'A' };
+  const rand = seededUniform(seed);
+  return Array.from({ length: count }, (_, i) => {
+    const len = lengths[i % lengths.length];
+    const start = Math.floor(((rand() + 1) / 2) * (genome.length - len));
+    const window = genome.slice(start, start + len);
+    return rand() < 0 ? window : [...window].reverse().map((c) => complement[c] ?? 'N').join('');
+  });
+}
+
+// 2. Model throughput on packed batches of each token budget, per length set.
+const config: DnabertConfig = {
+  ...dnabertSConfig,
+  ...(args.layers ? { numLayers: Number(args.layers) } : {}),
+  ...(args.hidden ? { hiddenSize: Number(args.hidden) } : {}),
+  ...(args.heads ? { numHeads: Number(args.heads) } : {}),
+  ...(args.intermediate ? { intermediateSize: Number(args.intermediate) } : {}),
+};
+const { hiddenSize: d, intermediateSize: I, numLayers } = config;
+/** Weights that multiply every token (embeddings excluded): fused QKV, attention output, gated GeGLU input, output. */
+const matmulParameters = numLayers * (3 * d * d + d * d + 2 * I * d + I * d);
+const parameters = config.vocabSize * d + 2 * d + 2 * d + numLayers * (3 * d * (d + 1) + d * (d + 1) + 4 * d + 2 * I * d + d * (I + 1));
+
 async function modelSpeed(backend: BackendName) {
-  const config: DnabertConfig = {
-    ...dnabertSConfig,
-    ...(args.layers ? { numLayers: Number(args.layers) } : {}),
-    ...(args.hidden ? { hiddenSize: Number(args.hidden) } : {}),
-    ...(args.heads ? { numHeads: Number(args.heads) } : {}),
-    ...(args.intermediate ? { intermediateSize: Number(args.intermediate) } : {}),
-  };
   const t0 = performance.now();
   const model = randomDnabertModel(config);
-  const loadSeconds = (performance.now() - t0) / 1000;
-  const tokenized = randomDna(Number(args.sequences), lengths, 23).map((s) => tokenizer.encode(s));
-  const budget = Number(args['token-budget']);
-  const batches: Int32Array[][] = [];
-  let current: Int32Array[] = [];
-  let used = 0;
-  for (const t of tokenized) {
-    if (current.length && used + t.length > budget) {
-      batches.push(current);
-      current = [];
-      used = 0;
+  await model.meanEmbeddings([tokenizer.encode('ACGTACGTAC')]); // materialise weights, compile kernels/shaders
+  const setupSeconds = (performance.now() - t0) / 1000;
+  const budgets = (args.budgets ?? args['token-budget']!).split(',').map(Number);
+  const sets = (args['length-sets'] ?? args.lengths!).split(':').map((set) => set.split(',').map(Number));
+  const runs = [];
+  const tokenLengths: Record<string, number[]> = {};
+  for (const [setIndex, setLengths] of sets.entries()) {
+    const tokenized = dnaSequences(Number(args.sequences), setLengths, 23 + setIndex).map((s) => tokenizer.encode(s));
+    tokenLengths[setLengths.join(',')] = tokenized.map((t) => t.length);
+    for (const budget of budgets) {
+      const batches = packArray(tokenized.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
+        b.items.map((item) => item.value),
+      );
+      const warmup = Math.min(Number(args.warmup), batches.length - 1);
+      for (const b of batches.slice(0, warmup)) await model.meanEmbeddings(b);
+      const timed = batches.slice(warmup);
+      const start = performance.now();
+      let tokens = 0;
+      let sequences = 0;
+      let attentionFlop = 0;
+      for (const b of timed) {
+        await model.meanEmbeddings(b);
+        for (const t of b) {
+          tokens += t.length;
+          attentionFlop += 4 * t.length * t.length * d * numLayers; // q·kᵀ and p·v
+        }
+        sequences += b.length;
+      }
+      const seconds = (performance.now() - start) / 1000;
+      const tflops = (2 * matmulParameters * tokens + attentionFlop) / seconds / 1e12;
+      runs.push({
+        basePairs: setLengths,
+        meanTokens: +(tokens / sequences).toFixed(1),
+        tokenBudget: budget,
+        batches: timed.length,
+        sequences,
+        tokens,
+        seconds: +seconds.toFixed(3),
+        tokensPerSecond: Math.round(tokens / seconds),
+        sequencesPerSecond: Math.round(sequences / seconds),
+        tflops: +tflops.toFixed(1),
+        mfu: +(tflops / PEAK_TENSOR_TFLOPS).toFixed(3),
+      });
+      console.error(JSON.stringify(runs[runs.length - 1]));
     }
-    current.push(t);
-    used += t.length;
   }
-  if (current.length) batches.push(current);
-  const warmup = Math.min(Number(args.warmup), batches.length - 1);
-  for (const b of batches.slice(0, warmup)) await model.meanEmbeddings(b);
-  const timed = batches.slice(warmup);
-  const start = performance.now();
-  let tokens = 0;
-  let sequences = 0;
-  const perBatch: number[] = [];
-  for (const b of timed) {
-    const tb = performance.now();
-    await model.meanEmbeddings(b);
-    const batchTokens = b.reduce((a, t) => a + t.length, 0);
-    perBatch.push(batchTokens / ((performance.now() - tb) / 1000));
-    tokens += batchTokens;
-    sequences += b.length;
-  }
-  perBatch.sort((a, b) => a - b);
-  const medianBatch = perBatch.length % 2 ? perBatch[(perBatch.length - 1) / 2] : (perBatch[perBatch.length / 2 - 1] + perBatch[perBatch.length / 2]) / 2;
-  const seconds = (performance.now() - start) / 1000;
+  if (args['lengths-out']) writeFileSync(args['lengths-out'], JSON.stringify(tokenLengths));
+  const probe = dnaSequences(32, [150, 300, 500], 99).map((s) => tokenizer.encode(s));
+  const meansCheck = await checkMeans(model, probe, args['means-out'], args['means-ref']);
+  const profile = args.profile
+    ? await profileForward(model, packArray(dnaSequences(4 * budgets[0], sets[0], 5).map((s, index) => {
+        const t = tokenizer.encode(s);
+        return { index, tokens: t.length, value: t };
+      }), { tokenBudget: budgets[0] })[0].items.map((i) => i.value), backend)
+    : undefined;
   const memory = tf.memory();
   model.dispose();
+  const best = runs.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a), runs[0]);
   return {
     config,
-    parameters: config.vocabSize * config.hiddenSize + 2 * config.hiddenSize + 2 * config.hiddenSize +
-      config.numLayers * (3 * config.hiddenSize * (config.hiddenSize + 1) + config.hiddenSize * (config.hiddenSize + 1) + 4 * config.hiddenSize +
-        2 * config.intermediateSize * config.hiddenSize + config.hiddenSize * (config.intermediateSize + 1)),
-    weightSetupSeconds: +loadSeconds.toFixed(2),
-    tokenBudget: budget,
-    batches: timed.length,
-    warmupBatches: warmup,
-    sequences,
-    tokens,
-    seconds: +seconds.toFixed(3),
-    tokensPerSecond: Math.round(tokens / seconds),
-    batchTokensPerSecondMedian: +medianBatch.toFixed(1),
-    batchTokensPerSecond: perBatch.map((x) => +x.toFixed(1)),
-    sequencesPerSecond: +(sequences / seconds).toFixed(2),
-    peakTensorBytes: memory.numBytes,
+    parameters,
+    setupSeconds: +setupSeconds.toFixed(2),
+    runs,
+    tokensPerSecond: best.tokensPerSecond,
+    ...(meansCheck ? { meansCheck } : {}),
+    ...(profile ? { profile } : {}),
+    memory,
   };
 }
 
-const backend = await initBackend(args.backend as BackendName | 'auto');
-const tok = await tokenizerSpeed();
+const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});
+const tok = Number(args['tokenizer-sequences']) > 0 ? await tokenizerSpeed() : undefined;
 const model = await modelSpeed(backend);
 console.log(JSON.stringify({
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
   backend,
-  tokenizer: tok,
+  precision: args.precision ?? (backend === 'cuda' ? 'fp16' : 'fp32'),
+  ...(tok ? { tokenizer: tok, tokenizerToModelRatio: +(tok.ours.tokensPerSecond / model.tokensPerSecond).toFixed(1) } : {}),
   model,
-  tokenizerToModelRatio: +(tok.ours.tokensPerSecond / model.tokensPerSecond).toFixed(1),
-  tokenizerToModelRatioMedians: +(tok.ours.tokensPerSecond / model.batchTokensPerSecondMedian).toFixed(1),
 }, null, 1));

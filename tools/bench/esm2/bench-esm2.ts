@@ -9,7 +9,6 @@
 //   150-bp reads, 99/165 = VirNucPro's 300/500-bp chunks; tokens = residues + 2)  --warmup N (batches, default 1)
 //   --means-out FILE  (float32 means of 32 fixed proteins of 52/101/167 tokens)  --means-ref FILE (cosine against them)
 //   --profile (cuda: GPU time per kernel over one batch of the first set at the first budget)
-import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
@@ -18,6 +17,7 @@ import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2C
 import '@virnucpro/tfjs-backend-cuda';
 import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
 import { packArray } from '@virnucpro/packer';
+import { checkMeans, PEAK_TENSOR_TFLOPS, profileForward } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
@@ -48,8 +48,6 @@ const model = new Esm2Model(config, randomEsm2Weights(config));
 await model.meanEmbeddings([tokenizeProtein('MKV')]); // materialise weights, compile kernels/shaders
 const setupSeconds = (performance.now() - t0) / 1000;
 const parameters = esm2Parameters(config);
-// Dense fp16/bf16 tensor-core peak of the GPU, for MFU (H100/H200 SXM: 989.4 TFLOP/s).
-const peakTflops = 989.4;
 
 const budgets = (args.budgets ?? args['token-budget']!).split(',').map(Number);
 const sets = (args['length-sets'] ?? args.lengths!).split(':').map((s) => s.split(',').map(Number));
@@ -83,50 +81,20 @@ for (const lengths of sets) {
       seconds: +seconds.toFixed(3),
       tokensPerSecond: Math.round(tokenCount / seconds),
       tflops: +tflops.toFixed(1),
-      mfu: +(tflops / peakTflops).toFixed(3),
+      mfu: +(tflops / PEAK_TENSOR_TFLOPS).toFixed(3),
     });
     console.error(JSON.stringify(runs[runs.length - 1]));
   }
 }
 
-let meansCheck: { minCosine: number; proteins: number } | undefined;
-if (args['means-out'] || args['means-ref']) {
-  const probe = randomProteins(32, [50, 99, 165], 99).map((s) => tokenizeProtein(s));
-  const means = await model.meanEmbeddings(probe);
-  const flat = new Float32Array(means.length * model.dim);
-  means.forEach((m, i) => flat.set(m, i * model.dim));
-  if (args['means-out']) writeFileSync(args['means-out'], Buffer.from(flat.buffer));
-  if (args['means-ref']) {
-    const ref = new Float32Array(new Uint8Array(readFileSync(args['means-ref'])).buffer);
-    let minCosine = 1;
-    means.forEach((m, i) => {
-      let dot = 0, na = 0, nb = 0;
-      for (let j = 0; j < m.length; j++) {
-        const r = ref[i * model.dim + j];
-        dot += m[j] * r; na += m[j] * m[j]; nb += r * r;
-      }
-      minCosine = Math.min(minCosine, dot / Math.sqrt(na * nb));
-    });
-    meansCheck = { minCosine, proteins: means.length };
-  }
-}
+const probe = randomProteins(32, [50, 99, 165], 99).map((s) => tokenizeProtein(s));
+const meansCheck = await checkMeans(model, probe, args['means-out'], args['means-ref']);
 
-// Per-kernel GPU time of one forward pass (one packed batch), next to that batch's wall time unprofiled.
-interface Profiling { startProfile(): void; stopProfile(): { kernel: string; launches: number; ms: number; share: number }[] }
 let profile: object | undefined;
 if (args.profile) {
-  const active = tf.backend() as unknown as Partial<Profiling>;
-  if (!active.startProfile) throw new Error(`--profile needs the cuda backend, not ${backend}`);
   const tokens = randomProteins(4 * budgets[0], sets[0], 5).map((s) => tokenizeProtein(s));
   const [batch] = packArray(tokens.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budgets[0] }).map((b) => b.items.map((i) => i.value));
-  const wallStart = performance.now();
-  await model.meanEmbeddings(batch);
-  const wallMs = performance.now() - wallStart;
-  active.startProfile();
-  await model.meanEmbeddings(batch);
-  const kernels = active.stopProfile!();
-  const gpuMs = kernels.reduce((a, k) => a + k.ms, 0);
-  profile = { proteins: batch.length, tokens: batch.reduce((a, t) => a + t.length, 0), wallMs: +wallMs.toFixed(2), gpuMs: +gpuMs.toFixed(2), kernels };
+  profile = await profileForward(model, batch, backend);
 }
 
 const best = runs.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a), runs[0]);

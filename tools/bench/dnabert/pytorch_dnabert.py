@@ -1,0 +1,186 @@
+"""PyTorch reference for DNABERT-S (MosaicBERT) on the GPU machine: fixture parity, then throughput.
+
+A plain PyTorch re-statement of MosaicBERT's `bert_layers.py` inference path as DNABERT-S ships it, taken when
+Triton is absent (as VirNucPro's README asks: `pip uninstall triton`): the encoder un-pads the batch once, runs every
+Linear / LayerNorm / GeGLU on the real tokens only, re-pads q, k, v per layer for the attention matmuls
+(scores = q·kᵀ/√d + ALiBi + key-padding bias −10000; softmax; ·v) and un-pads the result; post-LN layers; the
+embedding is LN(word + token-type 0) without positions. Weight names as the DNABERT-S checkpoint (no `bert.` prefix).
+See ../shared/docs/models-reference.md section B for the line-by-line source.
+
+  python3 tools/bench/dnabert/pytorch_dnabert.py --check test-data/dnabert/tiny
+  python3 tools/bench/dnabert/pytorch_dnabert.py --token-lengths /tmp/dnabert-lengths.json --token-budgets 4096,8192,16384,32768
+
+--check: fp32 hidden states and means of the fixture's sequences against its expected.safetensors (the fixture
+tolerances: hidden ≤ 1e-4, means ≤ 1e-5), so the timed model is known to be DNABERT-S's.
+--token-lengths: JSON {set name: [tokens per sequence, ...]} (bench-dnabert --lengths-out writes it from the same
+DNA our side embeds). Random weights at the DNABERT-S size (117M), fp16; per set and budget: sequences sorted by
+length, as many per padded batch as fit (longest × count ≤ budget), 2 warm-up batches, means included; tokens/s
+counts real tokens. Prints one JSON object; each run also on stderr as it finishes.
+"""
+import argparse, datetime, json, math, time
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+PEAK_TFLOPS = 989.4  # dense fp16 tensor-core peak of an H100/H200 SXM, for MFU
+
+
+def alibi_slopes(n):
+    """MosaicBERT's rule: powers of a start value; a non-power-of-two count interleaves the next power's slopes."""
+    def power_of_two(m):
+        start = 2 ** (-(2 ** -(math.log2(m) - 3)))
+        return [start ** (k + 1) for k in range(m)]
+    if math.log2(n).is_integer():
+        return power_of_two(n)
+    c = 2 ** math.floor(math.log2(n))
+    return power_of_two(c) + power_of_two(2 * c)[0::2][: n - c]
+
+
+class Layer(nn.Module):
+    def __init__(self, d, inter, eps):
+        super().__init__()
+        self.Wqkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.attn_ln = nn.LayerNorm(d, eps=eps)
+        self.gated = nn.Linear(d, 2 * inter, bias=False)
+        self.wo = nn.Linear(inter, d)
+        self.mlp_ln = nn.LayerNorm(d, eps=eps)
+        self.inter = inter
+
+
+class MosaicBert(nn.Module):
+    def __init__(self, vocab, d, layers, heads, inter, eps=1e-12):
+        super().__init__()
+        self.word = nn.Embedding(vocab, d)
+        self.token_type = nn.Embedding(2, d)
+        self.emb_ln = nn.LayerNorm(d, eps=eps)
+        self.layers = nn.ModuleList(Layer(d, inter, eps) for _ in range(layers))
+        self.d, self.heads = d, heads
+        self.register_buffer("slopes", torch.tensor(alibi_slopes(heads)), persistent=False)
+
+    def load_checkpoint(self, state):
+        mine = {"word.weight": "embeddings.word_embeddings.weight", "token_type.weight": "embeddings.token_type_embeddings.weight",
+                "emb_ln.weight": "embeddings.LayerNorm.weight", "emb_ln.bias": "embeddings.LayerNorm.bias"}
+        per_layer = {"Wqkv": "attention.self.Wqkv", "out": "attention.output.dense", "attn_ln": "attention.output.LayerNorm",
+                     "gated": "mlp.gated_layers", "wo": "mlp.wo", "mlp_ln": "mlp.layernorm"}
+        for i in range(len(self.layers)):
+            for ours, theirs in per_layer.items():
+                for p in ("weight", "bias"):
+                    if f"encoder.layer.{i}.{theirs}.{p}" in state:
+                        mine[f"layers.{i}.{ours}.{p}"] = f"encoder.layer.{i}.{theirs}.{p}"
+        self.load_state_dict({k: state[v] for k, v in mine.items()}, strict=True)
+
+    def forward(self, ids, mask):
+        """ids, mask: [B, T] (padded). Returns hidden states [B, T, d] (zeros at padding)."""
+        B, T = ids.shape
+        H, Dh = self.heads, self.d // self.heads
+        x = self.emb_ln(self.word(ids) + self.token_type.weight[0])
+        keep = torch.nonzero(mask.flatten(), as_tuple=False).flatten()
+        x = x.reshape(B * T, self.d)[keep]  # un-padded once: [nnz, d]
+        pos = torch.arange(T, device=ids.device)
+        alibi = -self.slopes[:, None, None] * (pos[None, :] - pos[:, None]).abs()[None]  # [H, T, T], fp32
+        bias = (alibi[None] + (1.0 - mask[:, None, None, :].float()) * -10000.0).to(x.dtype)  # [B, H, T, T]
+        for layer in self.layers:
+            qkv = torch.zeros(B * T, 3 * self.d, dtype=x.dtype, device=x.device)
+            qkv[keep] = layer.Wqkv(x)
+            qkv = qkv.view(B, T, 3, H, Dh)
+            q = qkv[:, :, 0].permute(0, 2, 1, 3)
+            k = qkv[:, :, 1].permute(0, 2, 3, 1)
+            v = qkv[:, :, 2].permute(0, 2, 1, 3)
+            probs = F.softmax(torch.matmul(q, k) / math.sqrt(Dh) + bias, dim=-1)
+            ctx = torch.matmul(probs, v).permute(0, 2, 1, 3).reshape(B * T, self.d)[keep]
+            y = layer.attn_ln(x + layer.out(ctx))
+            g = layer.gated(y)
+            z = F.gelu(g[:, : layer.inter], approximate="none") * g[:, layer.inter:]
+            x = layer.mlp_ln(y + layer.wo(z))
+        hidden = torch.zeros(B * T, self.d, dtype=x.dtype, device=x.device)
+        hidden[keep] = x
+        return hidden.view(B, T, self.d)
+
+
+def padded(rows, device):
+    T = max(len(r) for r in rows)
+    ids = torch.zeros((len(rows), T), dtype=torch.long)
+    mask = torch.zeros((len(rows), T), dtype=torch.long)
+    for i, r in enumerate(rows):
+        ids[i, : len(r)] = torch.tensor(r)
+        mask[i, : len(r)] = 1
+    return ids.to(device), mask.to(device)
+
+
+def mean_over_tokens(hidden, mask):
+    m = mask[:, :, None].to(hidden.dtype)
+    return (hidden * m).sum(1) / m.sum(1)
+
+
+def check(folder):
+    from safetensors.torch import load_file
+    cfg = json.load(open(f"{folder}/config.json"))
+    model = MosaicBert(cfg["vocab_size"], cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["intermediate_size"], cfg["layer_norm_eps"])
+    model.load_checkpoint(load_file(f"{folder}/model.safetensors"))
+    model = model.cuda().eval()
+    rows = json.load(open(f"{folder}/inputs.json"))["token_ids"]
+    expected = load_file(f"{folder}/expected.safetensors")
+    with torch.inference_mode():
+        ids, mask = padded(rows, "cuda")
+        hidden = model(ids, mask)
+        means = mean_over_tokens(hidden, mask)
+    hidden_max = max((hidden[i, : len(r)].cpu() - expected[f"hidden.{i}"].reshape(len(r), -1)).abs().max().item() for i, r in enumerate(rows))
+    mean_max = max((means[i].cpu() - expected[f"mean.{i}"].flatten()).abs().max().item() for i in range(len(rows)))
+    return {"sequences": len(rows), "hiddenMaxAbs": hidden_max, "meanMaxAbs": mean_max, "pass": hidden_max <= 1e-4 and mean_max <= 1e-5}
+
+
+def throughput(token_lengths, budgets, dtype):
+    model = MosaicBert(4096, 768, 12, 12, 3072).to("cuda", dtype).eval()
+    d, layers = 768, 12
+    matmul_params = layers * (3 * d * d + d * d + 2 * 3072 * d + 3072 * d)
+    g = torch.Generator().manual_seed(7)
+    runs = []
+    for name, lengths in token_lengths.items():
+        for budget in budgets:
+            batches, cur = [], []
+            for n in sorted(lengths):
+                if cur and max(cur + [n]) * (len(cur) + 1) > budget:
+                    batches.append(cur); cur = []
+                cur.append(n)
+            if cur: batches.append(cur)
+            data = []
+            for batch in batches:
+                rows = [[1] + torch.randint(5, 4096, (n - 2,), generator=g).tolist() + [2] for n in batch]
+                data.append(padded(rows, "cuda"))
+            with torch.inference_mode():
+                for ids, mask in data[:2]:
+                    mean_over_tokens(model(ids, mask), mask)
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for ids, mask in data:
+                    mean_over_tokens(model(ids, mask), mask).float().cpu()
+                torch.cuda.synchronize()
+                seconds = time.perf_counter() - t0
+            tokens = sum(lengths)
+            flop = 2 * matmul_params * tokens + sum(4 * n * n * d * layers for n in lengths)
+            padded_tokens = sum(max(b) * len(b) for b in batches)
+            runs.append({"set": name, "meanTokens": round(tokens / len(lengths), 1), "tokenBudget": budget, "batches": len(batches),
+                         "sequences": len(lengths), "realTokens": tokens, "paddedTokens": padded_tokens, "seconds": round(seconds, 3),
+                         "tokensPerSecond": round(tokens / seconds), "mfu": round(flop / seconds / 1e12 / PEAK_TFLOPS, 3)})
+            print(json.dumps(runs[-1]), file=__import__("sys").stderr, flush=True)
+    best = {}
+    for r in runs:
+        if r["set"] not in best or r["tokensPerSecond"] > best[r["set"]]["tokensPerSecond"]:
+            best[r["set"]] = r
+    return {"runs": runs, "best": {k: {"tokenBudget": v["tokenBudget"], "tokensPerSecond": v["tokensPerSecond"]} for k, v in best.items()}}
+
+
+p = argparse.ArgumentParser()
+p.add_argument("--check", default=None)
+p.add_argument("--token-lengths", default=None)
+p.add_argument("--token-budgets", default="4096,8192,16384,32768")
+p.add_argument("--dtype", default="float16")
+args = p.parse_args()
+out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
+       "model": "DNABERT-S (MosaicBERT, PyTorch attention path)", "dtype": args.dtype}
+if args.check:
+    out["check"] = check(args.check)
+if args.token_lengths:
+    out.update(throughput(json.load(open(args.token_lengths)), [int(b) for b in args.token_budgets.split(",")], getattr(torch, args.dtype)))
+print(json.dumps(out, indent=1))

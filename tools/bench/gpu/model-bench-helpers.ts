@@ -1,0 +1,50 @@
+// What the model benchmarks (bench-esm2, bench-dnabert) share on the GPU: MFU's denominator, the check of
+// reduced-precision mean embeddings against an fp32 run's, and the per-kernel profile of one forward pass.
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as tf from '@tensorflow/tfjs-core';
+
+/** Dense fp16/bf16 tensor-core peak of the GPU, for MFU (H100/H200 SXM: 989.4 TFLOP/s). */
+export const PEAK_TENSOR_TFLOPS = 989.4;
+
+type MeanEmbedder = { meanEmbeddings(batch: Int32Array[]): Promise<Float32Array[]> };
+
+/**
+ * Mean embeddings of `probe` written as raw float32 (`outPath`) and/or compared by cosine with such a file
+ * (`refPath`, e.g. from an fp32 run of the same weights): the smallest cosine over the probe.
+ */
+export async function checkMeans(model: MeanEmbedder, probe: Int32Array[], outPath?: string, refPath?: string): Promise<{ minCosine: number; sequences: number } | undefined> {
+  if (!outPath && !refPath) return undefined;
+  const means = await model.meanEmbeddings(probe);
+  const dim = means[0].length;
+  const flat = new Float32Array(means.length * dim);
+  means.forEach((m, i) => flat.set(m, i * dim));
+  if (outPath) writeFileSync(outPath, Buffer.from(flat.buffer));
+  if (!refPath) return undefined;
+  const ref = new Float32Array(new Uint8Array(readFileSync(refPath)).buffer);
+  let minCosine = 1;
+  means.forEach((m, i) => {
+    let dot = 0, na = 0, nb = 0;
+    for (let j = 0; j < m.length; j++) {
+      const r = ref[i * dim + j];
+      dot += m[j] * r; na += m[j] * m[j]; nb += r * r;
+    }
+    minCosine = Math.min(minCosine, dot / Math.sqrt(na * nb));
+  });
+  return { minCosine, sequences: means.length };
+}
+
+interface Profiling { startProfile(): void; stopProfile(): { kernel: string; launches: number; ms: number; share: number }[] }
+
+/** GPU time per kernel over one forward pass of `batch` (cuda backend), next to the same batch's wall time unprofiled. */
+export async function profileForward(model: MeanEmbedder, batch: Int32Array[], backend: string) {
+  const active = tf.backend() as unknown as Partial<Profiling>;
+  if (!active.startProfile) throw new Error(`--profile needs the cuda backend, not ${backend}`);
+  const wallStart = performance.now();
+  await model.meanEmbeddings(batch);
+  const wallMs = performance.now() - wallStart;
+  active.startProfile();
+  await model.meanEmbeddings(batch);
+  const kernels = active.stopProfile!();
+  const gpuMs = kernels.reduce((a, k) => a + k.ms, 0);
+  return { sequences: batch.length, tokens: batch.reduce((a, t) => a + t.length, 0), wallMs: +wallMs.toFixed(2), gpuMs: +gpuMs.toFixed(2), kernels };
+}
