@@ -25,6 +25,22 @@ describe('progress reporter', () => {
     s.finish();
     expect(out.text()).toMatch(/\(done\)\n$/);
   });
+  it('on a terminal: a bar from the start, and a line logged after the last stage ends is written at once', async () => {
+    const out = capture();
+    Object.assign(out.stream, { isTTY: true, columns: 120 });
+    const r = createProgressReporter({ stream: out.stream as unknown as NodeJS.WriteStream });
+    const s = r.stage('predict', { total: 45, unit: 'frames' });
+    // Drawn (at the first redraw, within a second) before any frame is done.
+    for (const start = Date.now(); !out.text().includes('0/45 frames') && Date.now() - start < 1000; ) await new Promise((r) => setTimeout(r, 20));
+    expect(out.text()).toContain('0/45 frames');
+    s.tick(45, 100);
+    s.finish();
+    // The summary line comes after the bars (the CLI's `done: …`); it used to wait for a redraw that never came.
+    r.log('done: 45 frames');
+    expect(out.text()).toMatch(/45\/45 frames[^\n]*\n(.*\n)*done: 45 frames\n$/);
+    r.close();
+    expect(out.text()).toMatch(/done: 45 frames\n$/);
+  });
   it('prints nothing when quiet', () => {
     const out = capture();
     const r = createProgressReporter({ stream: out.stream, quiet: true });

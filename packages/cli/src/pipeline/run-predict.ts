@@ -7,7 +7,7 @@ import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
 import { BpeTokenizer } from '@virnucpro/dnabert';
 import { initBackend, type BackendName } from '@virnucpro/ops';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
-import { listCudaDriverDevices, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
+import { listCudaDriverDevices, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { ModelLoadError, UsageError, modelLoadMessageIn } from '../errors.js';
@@ -17,10 +17,9 @@ import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { resolvePrecision } from '../config/precision.js';
 import { AUTO_NOTE, type ComputeDescription } from './compute-backend.js';
-import { createFeaturesModel, type FeaturesCounters } from './features-worker.js';
+import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriters } from './frames-source.js';
-import { inProcessPool } from './in-process-pool.js';
 import { InputCheck } from './input-check.js';
 import { describeModel } from './model-identity.js';
 import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
@@ -34,6 +33,8 @@ export const RUN_SUMMARY_FILE = 'run_summary.json';
 export const CHECKPOINT_DIR = '.checkpoints';
 /** Rows per MLP call (the original's DataLoader batch size; does not change results). */
 const MLP_BATCH = 256;
+/** The one device of the default mode: a worker thread of this process. */
+const IN_PROCESS_DEVICE: DeviceInfo = { label: 'in-process', kind: 'cpu', id: 0, env: {} };
 
 export interface RunPredictIo {
   reporter: ProgressReporter;
@@ -161,9 +162,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     if (io.handleSignals) {
       removeSignalHandlers = onTerminationSignal(
         async () => {
+          // Workers first, at once: a batch in progress is not waited for (its frames are recomputed on
+          // --resume); then the frames already finished become a checkpoint shard.
+          await pool.pool.close({ graceMs: 0 }).catch(() => undefined);
           await checkpoint.flush();
           await cleanUp();
-          await pool.pool.close().catch(() => undefined);
         },
         { log: (m) => reporter.log(m) },
       );
@@ -229,7 +232,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.setCompute(computeOf(telemetry, pool.compute));
     summary.oomSplits = telemetry.reduce((sum, t) => sum + oomSplitsOf(t), 0);
     summary.fp32Recomputes = telemetry.reduce((sum, t) => sum + fp32RecomputesOf(t), 0);
-    if (pool.pool.devices.some((d) => d.label !== 'in-process')) {
+    if (pool.pool.devices.some((d) => d.label !== IN_PROCESS_DEVICE.label)) {
       summary.workerStats = telemetry.map((t) => {
         const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;
         return {
@@ -255,12 +258,24 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   }
 }
 
-/** The features model on a worker pool (--devices / --workers N) or in this process (default). */
+/**
+ * The features model on a worker pool: worker processes (--devices / --workers N) or, by default, one
+ * worker thread of this process. The thread keeps the model's compute off the main thread, so signals,
+ * checkpoint timers and progress run on time, through the same pool code as worker processes.
+ */
 async function startFeaturePool(options: PredictOptions, models: { esm: string; dnabert: string }): Promise<{ pool: WorkerPool<FrameItem>; compute: ComputeDescription }> {
+  const model = { module: fileURLToPath(new URL('./features-worker.js', import.meta.url)), export: 'featuresWorkerFactory', options: models };
   const useWorkers = options.devices.length > 0 || options.workers > 0;
   if (!useWorkers) {
-    const model = await createFeaturesModel(models, { backend: options.backend, precision: options.precision });
-    return { pool: inProcessPool<FrameItem>(model), compute: model.describe() };
+    // The thread's model resolves `auto` and the precision itself, as the in-process mode always did.
+    const pool = await startPool<FrameItem>({
+      model,
+      backend: options.backend,
+      ...(options.precision ? { precision: options.precision } : {}),
+      thread: true,
+      resolvedDevices: [IN_PROCESS_DEVICE],
+    });
+    return { pool, compute: computeOf(pool.telemetry(), { backend: 'cpu', precision: 'fp32' }) };
   }
   const devices = options.devices.map((d) => {
     const n = Number(d);
@@ -270,7 +285,7 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
   const { backend, note } = options.backend === 'auto' ? await autoBackendForWorkers() : { backend: options.backend, note: '' };
   const precision = resolvePrecision(backend, options.precision, note);
   const pool = await startPool<FrameItem>({
-    model: { module: fileURLToPath(new URL('./features-worker.js', import.meta.url)), export: 'featuresWorkerFactory', options: models },
+    model,
     backend,
     precision,
     devices: devices.length ? devices : undefined,

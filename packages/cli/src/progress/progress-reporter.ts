@@ -107,12 +107,19 @@ class LineReporter implements ProgressReporter {
   close(): void {}
 }
 
+/**
+ * Bars while some stage runs. Once none runs, the bars are drawn a last time and released, so that a
+ * message logged after them (the final `done:` line) is written straight away instead of waiting in
+ * the bars' buffer for a redraw that never comes.
+ */
 class BarReporter implements ProgressReporter {
-  private readonly multi: cliProgress.MultiBar;
-  constructor(stream: NodeJS.WriteStream) {
-    this.multi = new cliProgress.MultiBar(
+  private multi: cliProgress.MultiBar | null = null;
+  private running = 0;
+  constructor(private readonly stream: NodeJS.WriteStream) {}
+  private bars(): cliProgress.MultiBar {
+    this.multi ??= new cliProgress.MultiBar(
       {
-        stream,
+        stream: this.stream,
         format: '{stage} |{bar}| {value}/{total} {unit} | {rate} {unit}/s | {tokenRate} tok/s | ETA {eta_formatted}',
         hideCursor: true,
         clearOnComplete: false,
@@ -122,6 +129,10 @@ class BarReporter implements ProgressReporter {
       },
       cliProgress.Presets.shades_classic,
     );
+    return this.multi;
+  }
+  private stageEnded(): void {
+    if (--this.running === 0) this.close();
   }
   stage(name: string, options: { total?: number; unit?: string } = {}): StageProgress {
     const counter = new StageCounter(name, options.unit ?? 'items', Date.now, options.total);
@@ -131,7 +142,15 @@ class BarReporter implements ProgressReporter {
       rate: (counter.done / counter.seconds).toFixed(1),
       tokenRate: Math.round(counter.tokens / counter.seconds),
     });
-    const bar = this.multi.create(options.total ?? 0, 0, payload());
+    const multi = this.bars();
+    const bar = multi.create(options.total ?? 0, 0, payload());
+    this.running++;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.stageEnded();
+    };
     return {
       tick: (n, tokens = 0) => {
         counter.done += n;
@@ -147,17 +166,23 @@ class BarReporter implements ProgressReporter {
         if (counter.total === undefined) bar.setTotal(counter.done);
         bar.update(counter.done, payload());
         bar.stop();
+        end();
       },
       abort: () => {
         bar.stop();
-        this.multi.remove(bar);
+        multi.remove(bar);
+        end();
       },
     };
   }
   log(message: string): void {
-    this.multi.log(`${message}\n`);
+    if (this.multi) this.multi.log(`${message}\n`);
+    else this.stream.write(`${message}\n`);
   }
   close(): void {
-    this.multi.stop();
+    // A redraw first: messages logged since the last one are written only by a redraw.
+    this.multi?.update();
+    this.multi?.stop();
+    this.multi = null;
   }
 }
