@@ -1,9 +1,11 @@
 // A batch that runs out of GPU memory is split in halves and retried, down to one sequence, with results in
-// order and the splits counted: on the helper and on the features model (the place a batch meets the models,
-// in a worker process or the in-process worker thread).
+// order and the splits counted: on the helper, on the features model (the place a batch meets the models in
+// a worker or in-process), and through the in-process pool that predict drives.
 import { describe, expect, it } from 'vitest';
+import { runEmbedding } from '@virnucpro/runtime';
 import { featuresModel, type SequenceEmbedder } from '../src/pipeline/features-worker.js';
 import type { FrameItem } from '../src/pipeline/frame-item.js';
+import { inProcessPool } from '../src/pipeline/in-process-pool.js';
 import { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError } from '../src/pipeline/oom-split.js';
 
 /** Like the cuda backend's error, but another class: only the name may be relied on. */
@@ -19,7 +21,7 @@ function fakeEmbedder(dim: number, limit: number, calls: number[][] = []): Seque
   return {
     dim,
     tokenCount: (s) => s.length,
-    async embedBatch(sequences) {
+    async embed(sequences) {
       calls.push(sequences.map((s) => s.length));
       if (sequences.length > limit) throw new FakeOom();
       return sequences.map((s) => Float32Array.from({ length: dim }, (_, k) => s.charCodeAt(k % s.length) + s.length * 1000));
@@ -37,7 +39,7 @@ describe('embedSplittingOnOom', () => {
     const calls: number[][] = [];
     const model = fakeEmbedder(4, 3, calls);
     let splits = 0;
-    const vectors = await embedSplittingOnOom(items, (part) => model.embedBatch(part), { onSplit: () => splits++, describe: String });
+    const vectors = await embedSplittingOnOom(items, (part) => model.embed(part), { onSplit: () => splits++, describe: String });
     expect(vectors.map((v) => Array.from(v))).toEqual(items.map((s) => expectedVector(s, 4)));
     // 13 → 7 + 6 → (4 + 3) + (3 + 3) → (2 + 2) + 3 + 3 + 3: four splits, every item embedded exactly once in the end
     expect(splits).toBe(4);
@@ -47,7 +49,7 @@ describe('embedSplittingOnOom', () => {
 
   it('does nothing when the batch fits', async () => {
     let splits = 0;
-    const vectors = await embedSplittingOnOom(items, (part) => fakeEmbedder(2, 100).embedBatch(part), { onSplit: () => splits++, describe: String });
+    const vectors = await embedSplittingOnOom(items, (part) => fakeEmbedder(2, 100).embed(part), { onSplit: () => splits++, describe: String });
     expect(vectors).toHaveLength(items.length);
     expect(splits).toBe(0);
   });
@@ -55,9 +57,9 @@ describe('embedSplittingOnOom', () => {
   it('a single sequence that does not fit alone fails with a clear message, not a crash loop', async () => {
     const model = fakeEmbedder(2, 0);
     let splits = 0;
-    const run = embedSplittingOnOom(['MKV', 'LLA'], (part) => model.embedBatch(part), { onSplit: () => splits++, describe: (s) => `protein ${s}` });
+    const run = embedSplittingOnOom(['MKV', 'LLA'], (part) => model.embed(part), { onSplit: () => splits++, describe: (s) => `protein ${s}` });
     await expect(run).rejects.toThrow(SequenceTooLargeError);
-    await expect(embedSplittingOnOom(['MKV'], (part) => model.embedBatch(part), { onSplit: () => undefined, describe: (s) => `protein ${s}` })).rejects.toThrow(
+    await expect(embedSplittingOnOom(['MKV'], (part) => model.embed(part), { onSplit: () => undefined, describe: (s) => `protein ${s}` })).rejects.toThrow(
       /out of GPU memory embedding protein MKV on its own \(CUDA out of memory: asked for 2\.00 GiB.*\); it does not fit on this GPU even alone/,
     );
     expect(splits).toBe(1);
@@ -92,6 +94,21 @@ describe('features model: out of GPU memory', () => {
     const model = featuresModel(fakeEmbedder(3, 100), esm, compute);
     await model.embed(frames.slice(0, 3));
     expect(model.counters()).toEqual({ oomSplits: 0, fp32Recomputes: 2 });
+  });
+
+  it('through the in-process pool (--workers 0): results in input order, splits in its telemetry', async () => {
+    const model = featuresModel(fakeEmbedder(3, 100), fakeEmbedder(2, 4), compute);
+    const pool = inProcessPool<FrameItem>(model);
+    const run = runEmbedding<FrameItem>({ items: (async function* () { yield* frames; })(), pack: { tokenBudget: 10_000, window: 50, tokenCount: (f) => f.protein.length + 2 }, pool });
+    const results: { index: number; vector: Float32Array }[] = [];
+    for await (const result of run) results.push(result);
+    await pool.close();
+    expect(results.map((r) => r.index)).toEqual(frames.map((_, i) => i));
+    expect(results.map((r) => Array.from(r.vector))).toEqual(frames.map((f) => [...expectedVector(f.nucleotide, 3), ...expectedVector(f.protein, 2)]));
+    const [telemetry] = pool.telemetry();
+    expect(telemetry.counters).toEqual({ oomSplits: model.counters().oomSplits, fp32Recomputes: 0 });
+    expect(telemetry.counters.oomSplits).toBeGreaterThan(0);
+    expect(telemetry.info).toEqual(compute);
   });
 
   it('a frame too large for the GPU alone fails the batch with its id', async () => {

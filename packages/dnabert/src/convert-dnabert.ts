@@ -1,18 +1,13 @@
 import { existsSync } from 'node:fs';
 import { copyFile, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import type { ConvertedModel } from '@virnucpro/ops';
 import { writeTfjsArtifact, type TensorData } from '@virnucpro/weights';
 import { BpeTokenizer } from './bpe-tokenizer.js';
 import { readDnabertConfig, toHfConfigJson } from './dnabert-config.js';
 import { canonicalDnabertNames, dnabertWeightsFromStateDict, expectedDnabertTensors } from './dnabert-weights.js';
 import { readDnabertStateDict } from './load-dnabert.js';
 
-export interface ConvertDnabertResult {
-  dest: string;
-  tensors: number;
-  parameters: number;
-  source: string;
-}
 
 async function fsyncPath(path: string): Promise<void> {
   const fh = await open(path, 'r');
@@ -30,7 +25,7 @@ async function fsyncPath(path: string): Promise<void> {
  * MLM head dropped), plus `config.json` and the unchanged `tokenizer.json`. Written into a temp
  * directory next to `dest` and renamed into place, so a failure leaves nothing at `dest`.
  */
-export async function convertDnabert(src: string, dest: string): Promise<ConvertDnabertResult> {
+export async function convertDnabert(src: string, dest: string): Promise<ConvertedModel> {
   if (existsSync(dest)) throw new Error(`${dest}: already exists; choose a new output directory`);
   if (!existsSync(join(src, 'tokenizer.json'))) throw new Error(`${src}: missing tokenizer.json`);
   const config = await readDnabertConfig(join(src, 'config.json'));

@@ -11,5 +11,9 @@ export {
 } from './dnabert-weights.js';
 export { DnabertModel } from './dnabert-model.js';
 export { loadDnabert, readDnabertStateDict, dnabertWeightFiles, type LoadedDnabert, type LoadDnabertOptions } from './load-dnabert.js';
-export { createDnabertEmbedder, embedderFactory, type DnabertEmbedderOptions } from './dnabert-embedder.js';
-export { convertDnabert, type ConvertDnabertResult } from './convert-dnabert.js';
+export {
+  loadDnabertEmbedder, createDnabertEmbedder, embedderFactory, type DnabertLoadOptions, type DnabertEmbedderOptions, type DnabertEmbedder,
+} from './dnabert-embedder.js';
+export { convertDnabert } from './convert-dnabert.js';
+export { dnabertFolderProblem } from './dnabert-folder.js';
+export { dnabertDescriptor } from './dnabert-descriptor.js';

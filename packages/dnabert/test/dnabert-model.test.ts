@@ -58,9 +58,9 @@ describe.each<BackendName>(['cpu', 'wasm'])('DNABERT tiny on %s', (backend) => {
     try {
       expect(embedder.dim).toBe(64);
       tinyInputs.sequences.forEach((s, i) => expect(embedder.tokenCount(s)).toBe(tinyInputs.token_ids[i].length));
-      const means = await embedder.embedBatch(tinyInputs.sequences);
+      const means = await embedder.embed(tinyInputs.sequences);
       means.forEach((m, i) => expect(maxAbsDiff(m, f32(`mean.${i}`))).toBeLessThanOrEqual(1e-5));
-      expect(await embedder.embedBatch([])).toEqual([]);
+      expect(await embedder.embed([])).toEqual([]);
     } finally {
       embedder.dispose();
     }

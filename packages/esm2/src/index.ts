@@ -6,5 +6,7 @@ export { esmInvFreq, rotaryTables } from './rotary.js';
 export { createEsm2Weights, disposeEsm2Weights, checkEsm2StateDict, type Esm2Weights, type Esm2LayerWeights } from './esm2-weights.js';
 export { Esm2Model } from './esm2-model.js';
 export { loadEsm2Checkpoint, canonicalize, inferConfig, type Esm2Checkpoint } from './load-checkpoint.js';
-export { createEsm2Embedder, embedderFactory, type Esm2EmbedderOptions, type Esm2Embedder } from './esm2-embedder.js';
+export { loadEsm2Embedder, createEsm2Embedder, embedderFactory, type Esm2LoadOptions, type Esm2EmbedderOptions, type Esm2Embedder } from './esm2-embedder.js';
+export { convertEsm2 } from './convert-esm2.js';
+export { esm2Descriptor } from './esm2-descriptor.js';
 export { writeEsm2Artifact, esm2ArtifactFormat } from './torch-and-tfjs.js';

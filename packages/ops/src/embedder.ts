@@ -1,14 +1,26 @@
 /**
- * What every embedding model of the pipeline offers (ESM-2, DNABERT-S): text in, one mean vector
- * per sequence out. Implementations pack each batch internally.
+ * The one contract of an embedding model: items in, one vector per item out, one packed batch per call.
+ * ESM-2 and DNABERT-S implement it over sequence strings; the VirNucPro feature model (cli) over six-frame
+ * items; @virnucpro/runtime's worker pool runs any implementation in worker processes.
  */
-export interface Embedder {
+export interface Embedder<I = string> {
+  /** Model name, as output metadata records it (e.g. "esm2_t36_3B_UR50D", "DNABERT-S"). */
   readonly name: string;
   /** Length of every returned vector. */
   readonly dim: number;
-  /** Tokens the model spends on this sequence (specials included): the unit of the packer's budget. */
-  tokenCount(sequence: string): number;
-  /** One mean vector per sequence, in input order. */
-  embedBatch(sequences: string[]): Promise<Float32Array[]>;
+  /**
+   * Tokens the model spends on this item (specials included): the unit of the packer's budget. Throws on an
+   * item the model cannot read (e.g. a residue outside its alphabet).
+   */
+  tokenCount(item: I): number;
+  /** One vector of length `dim` per item, in the order of `items`. */
+  embed(items: I[]): Promise<Float32Array[]>;
+  /**
+   * What the model runs on (backend, precision, GPU, library versions…), JSON-like (it crosses process
+   * boundaries): a worker pool reports it as telemetry `info`.
+   */
+  describe?(): object;
+  /** Counters since the model loaded (e.g. batches recomputed in fp32); a worker pool sums them per worker. */
+  counters?(): Record<string, number>;
   dispose(): void;
 }

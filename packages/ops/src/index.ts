@@ -28,3 +28,6 @@ export { PackedLayout, packedLayout, maskedScore, type PackedLayoutOptions, type
 export { packedAttention, type PackedAttentionOptions } from './packed-attention.js';
 export { segmentMean } from './segment-mean.js';
 export type { Embedder } from './embedder.js';
+export type {
+  ConvertedModel, EmbedderLoadOptions, EmbedderSetting, EmbeddingModelDescriptor, EmbeddingModelHelp, LoadedEmbedder,
+} from './embedding-model.js';

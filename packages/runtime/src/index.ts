@@ -1,4 +1,4 @@
-export type { BackendName, Precision, DeviceInfo, WorkerContext, WorkerModel, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
+export type { BackendName, Precision, DeviceInfo, WorkerContext, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
 export { resolveDevices, parseDeviceList, type DeviceSelection } from './devices.js';
 export { listCudaDevices, parseNvidiaSmi, type CudaDevice, listCudaDriverDevices, cudaWorkerEnv, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaDeviceOrderEnvVar, type CudaDriverDevice } from './cuda-devices.js';

@@ -1,4 +1,4 @@
-import type { BackendName, Precision } from '@virnucpro/ops';
+import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
 
 /** Compute backends a worker can be asked to run on: `@virnucpro/ops`' names (one list for every package). */
 export type { BackendName, Precision };
@@ -46,24 +46,10 @@ export interface WorkerContext {
   workerIndex: number;
 }
 
-/** A loaded model inside a worker process. */
-export interface WorkerModel<I> {
-  readonly dim: number;
-  tokenCount(item: I): number;
-  /** One vector of length `dim` per item, in the order of `items`. */
-  embed(items: I[]): Promise<Float32Array[]>;
-  /**
-   * What the model runs on (backend, precision, GPU, library versions…), sent to the parent once the model
-   * has loaded; shows up as `info` in the pool's telemetry. Must survive structured cloning.
-   */
-  describe?(): Record<string, unknown>;
-  /**
-   * Counters of this model instance since it loaded (e.g. batches split after running out of GPU memory).
-   * The worker reports their growth with every batch; the pool sums them per slot across restarts
-   * (telemetry `counters`).
-   */
-  counters?(): Record<string, number>;
-  dispose?(): void;
-}
-
-export type WorkerModelFactory<I> = (options: unknown, ctx: WorkerContext) => Promise<WorkerModel<I>>;
+/**
+ * What a plugin exports: loads its model in a worker process and returns it as an `Embedder<I>` (@virnucpro/ops,
+ * the one contract of an embedding model). The pool uses `dim`, `embed`, `describe?` (telemetry `info`, sent once
+ * the model has loaded), `counters?` (their growth is reported with every batch and summed per slot across
+ * restarts: telemetry `counters`) and `dispose`.
+ */
+export type WorkerModelFactory<I> = (options: unknown, ctx: WorkerContext) => Promise<Embedder<I>>;

@@ -1,5 +1,6 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { isolatedCommand } from './device-isolation.js';
 import type { FromWorker, ToWorker } from './protocol.js';
-import { startWorkerProcess, startWorkerThread, type WorkerHandle } from './worker-handle.js';
 import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
 
 /** Counters of one worker slot, summed over all its incarnations. */
@@ -33,13 +34,11 @@ export interface SlotHooks {
 export interface SlotConfig {
   entry: string;
   spec: WorkerPluginSpec;
-  backend: BackendName | 'auto';
+  backend: BackendName;
   precision?: Precision;
   heartbeatIntervalMs: number;
   env: Record<string, string>;
   execArgv: string[];
-  /** Run the worker as a thread of this process instead of a child process (the in-process mode). */
-  thread?: boolean;
 }
 
 /**
@@ -48,7 +47,7 @@ export interface SlotConfig {
  */
 export class WorkerSlot {
   state: 'starting' | 'ready' | 'dead' | 'retired' | 'closed' = 'dead';
-  child: WorkerHandle | null = null;
+  child: ChildProcess | null = null;
   pid: number | null = null;
   dim = 0;
   lastHeartbeat = 0;
@@ -77,20 +76,31 @@ export class WorkerSlot {
     this.initError = null;
     this.currentBatch = null;
     this.spawnedAt = Date.now();
-    const launch = {
-      entry: this.config.entry,
+    const options = {
+      serialization: 'advanced' as const, // typed arrays cross the channel without JSON
       env: { ...process.env, ...this.config.env, ...this.device.env },
-      execArgv: this.config.execArgv,
-      hideDeviceNodes: this.device.hideDeviceNodes ?? [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ['ignore', 'inherit', 'inherit', 'ipc'],
     };
-    const child = this.config.thread ? startWorkerThread(launch) : startWorkerProcess(launch);
+    const hidden = this.device.hideDeviceNodes ?? [];
+    // With GPUs to hide, node runs inside `unshare` (the IPC channel's fd and NODE_CHANNEL_FD pass through exec).
+    let child: ChildProcess;
+    if (hidden.length > 0) {
+      const { file, args } = isolatedCommand(hidden, process.execPath, [...this.config.execArgv, this.config.entry]);
+      child = spawn(file, args, options);
+    } else {
+      child = fork(this.config.entry, [], { ...options, execArgv: this.config.execArgv });
+    }
     this.child = child;
-    this.pid = child.pid;
-    child.onMessage((message) => this.receive(child, message));
-    child.onExit((exitReason) => {
+    this.pid = child.pid ?? null;
+    child.on('message', (message: FromWorker) => this.receive(child, message));
+    let processError: string | null = null;
+    // e.g. EPIPE when we send to a process that just died; the exit that follows says more.
+    child.on('error', (error) => (processError ??= error.message));
+    child.on('exit', (code, signal) => {
       if (this.child !== child) return;
       this.child = null;
-      const reason = this.killReason ?? exitReason;
+      const reason =
+        this.killReason ?? (signal ? `killed by ${signal}` : code !== null ? `exited with code ${code}` : `failed: ${processError ?? 'unknown'}`);
       const wasClosing = this.state === 'closed';
       if (!wasClosing) this.state = 'dead';
       if (!wasClosing) this.hooks.onExit(this, reason, this.initError);
@@ -107,24 +117,24 @@ export class WorkerSlot {
   }
 
   send(message: ToWorker): void {
-    this.child?.send(message);
+    if (this.child?.connected) this.child.send(message);
   }
 
-  /** Kills the process or thread at once (a hung event loop would ignore anything gentler). */
+  /** Kills the process (SIGKILL: a hung event loop ignores anything gentler). */
   kill(reason: string): void {
     if (!this.child) return;
     this.killReason ??= reason;
-    this.child.kill();
+    this.child.kill('SIGKILL');
   }
 
   /** Asks the process to exit; kills it if it has not after `graceMs`. */
   async close(graceMs = 5000): Promise<void> {
     const child = this.child;
     this.state = 'closed';
-    if (!child || child.exited) return;
-    const exited = new Promise<void>((resolve) => child.onExit(() => resolve()));
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     this.send({ type: 'shutdown' });
-    const timer = setTimeout(() => child.kill(), graceMs);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await exited;
     clearTimeout(timer);
   }
@@ -149,7 +159,7 @@ export class WorkerSlot {
     }
   }
 
-  private receive(child: WorkerHandle, message: FromWorker): void {
+  private receive(child: ChildProcess, message: FromWorker): void {
     if (this.child !== child) return; // a late message from a process we already replaced
     this.lastHeartbeat = Date.now();
     switch (message.type) {

@@ -1,15 +1,13 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { ConvertedModel } from '@virnucpro/ops';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 
-/** What a model converter reports about the artifact it wrote. */
-export interface ConvertedModel {
-  tensors: number;
-  parameters: number;
-}
+/** What a model converter reports about the artifact it wrote (of @virnucpro/ops' ConvertedModel). */
+type ConvertedCounts = Pick<ConvertedModel, 'tensors' | 'parameters'>;
 
-export interface ConvertSummary extends ConvertedModel {
+export interface ConvertSummary extends ConvertedCounts {
   src: string;
   dest: string;
   /** Bytes of every file in DEST (model.json, shards, config/tokenizer). */
@@ -23,7 +21,7 @@ export interface ConvertRunOptions {
   src: string;
   dest: string;
   /** Writes the artifact at `dest`; must itself be atomic (temp beside dest, then rename). */
-  convert: (src: string, dest: string) => Promise<ConvertedModel>;
+  convert: (src: string, dest: string) => Promise<ConvertedCounts>;
   log?: (line: string) => void;
 }
 
@@ -49,7 +47,7 @@ export async function runConvert(options: ConvertRunOptions): Promise<ConvertSum
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const started = performance.now();
-  let converted: ConvertedModel;
+  let converted: ConvertedCounts;
   try {
     converted = await options.convert(src, dest);
   } catch (error) {

@@ -93,7 +93,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     let next = 0;
     for await (const batch of packAsyncIterable(items(), { tokenBudget: options.tokenBudget, window: options.window })) {
       if (interrupted) break;
-      const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embedBatch(part.map((item) => item.value.sequence)), {
+      const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embed(part.map((item) => item.value.sequence)), {
         onSplit: () => oomSplits++,
         describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
       });

@@ -1,8 +1,8 @@
 // The worker plugin of `virnucpro predict`: loaded by @virnucpro/runtime in each worker process (by
 // absolute path), or in-process when --workers 0. It holds BOTH embedding models so that a frame travels
 // to a device once and comes back as its finished VirNucPro feature [DNABERT-S mean | ESM-2 mean].
-import { createDnabertEmbedder } from '@virnucpro/dnabert';
-import { createEsm2Embedder } from '@virnucpro/esm2';
+import { loadDnabertEmbedder } from '@virnucpro/dnabert';
+import { loadEsm2Embedder } from '@virnucpro/esm2';
 import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
 import { startComputeBackend, type ComputeDescription } from './compute-backend.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
@@ -15,27 +15,22 @@ export interface FeaturesWorkerOptions {
 }
 
 /** Counters a features model keeps (reported to the pool with every batch). */
-export interface FeaturesCounters {
+export type FeaturesCounters = {
   /** Batches split in two after the GPU ran out of memory (each split counted once). */
   oomSplits: number;
   /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf. */
   fp32Recomputes: number;
-}
+};
 
-export interface FeaturesModel {
-  readonly dim: number;
-  readonly dnabertDim: number;
-  readonly esmDim: number;
-  readonly backend: BackendName;
-  tokenCount(item: FrameItem): number;
-  /** DNABERT-S tokens of a frame (telemetry). */
-  dnabertTokenCount(item: FrameItem): number;
-  embed(items: FrameItem[]): Promise<Float32Array[]>;
+/** The VirNucPro feature model: an Embedder of six-frame items (packed on their ESM-2 tokens). */
+export interface FeaturesModel extends Embedder<FrameItem> {
   /** Backend, precision and (cuda) GPU and library versions: run_summary.json, via the pool's telemetry. */
   describe(): ComputeDescription;
   counters(): FeaturesCounters;
-  dispose(): void;
 }
+
+/** Its name, as checkpoints record the feature. */
+export const FEATURES_MODEL_NAME = 'virnucpro [dnabert-s mean | esm-2 mean]';
 
 export interface FeaturesContext {
   backend?: BackendName | 'auto';
@@ -44,21 +39,19 @@ export interface FeaturesContext {
 }
 
 export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: FeaturesContext = {}): Promise<FeaturesModel> {
-  // The backend (and its precision) first; the embedders then find it already current.
+  // The backend (and its precision) once, here; both models load onto it.
   const compute = await startComputeBackend(ctx.backend ?? 'auto', ctx.precision);
   // A model that cannot be read is the user's to fix (exit 2), named in one line; running out of GPU memory is not.
   const loadError = (model: 'ESM-2 model' | 'DNABERT-S model', path: string) => (err: unknown) => {
     throw isOutOfMemory(err) ? err : new ModelLoadError(model, path, err);
   };
-  const dnabert = await createDnabertEmbedder({ model: options.dnabert, backend: compute.backend }).catch(loadError('DNABERT-S model', options.dnabert));
-  const esm = await createEsm2Embedder({ model: options.esm, backend: compute.backend, precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
+  const dnabert = await loadDnabertEmbedder(options.dnabert).catch(loadError('DNABERT-S model', options.dnabert));
+  const esm = await loadEsm2Embedder(options.esm, { precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
   return featuresModel(dnabert, esm, compute);
 }
 
 /** The embedders' part a features model uses (the tests give it fakes). */
-export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embedBatch' | 'dispose'> & {
-  counters?(): { fp32Recomputes?: number };
-};
+export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embed' | 'dispose' | 'counters'>;
 
 /**
  * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
@@ -72,17 +65,14 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
     describe: (item: FrameItem) => `frame ${item.id} (${item.nucleotide.length} nt, ${item.protein.length} aa)`,
   };
   return {
+    name: FEATURES_MODEL_NAME,
     dim,
-    dnabertDim: dnabert.dim,
-    esmDim: esm.dim,
-    backend: compute.backend,
     tokenCount: esmTokenCount,
-    dnabertTokenCount: (item) => dnabert.tokenCount(item.nucleotide),
     async embed(items) {
       // VirNucPro feeds DNABERT-S the frame's nucleotide slice and ESM-2 its protein; merged as [dnabert | esm].
       // Each model splits on its own: only the one that ran out of memory pays for smaller batches.
-      const nucleotide = await embedSplittingOnOom(items, (part) => dnabert.embedBatch(part.map((i) => i.nucleotide)), split);
-      const protein = await embedSplittingOnOom(items, (part) => esm.embedBatch(part.map((i) => i.protein)), split);
+      const nucleotide = await embedSplittingOnOom(items, (part) => dnabert.embed(part.map((i) => i.nucleotide)), split);
+      const protein = await embedSplittingOnOom(items, (part) => esm.embed(part.map((i) => i.protein)), split);
       return items.map((_, row) => {
         const v = new Float32Array(dim);
         v.set(nucleotide[row], 0);
@@ -99,6 +89,6 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
   };
 }
 
-/** The runtime's factory signature: (options, ctx) → WorkerModel. */
+/** The runtime's factory signature: (options, ctx) → Embedder. */
 export const featuresWorkerFactory = (options: unknown, ctx: { backend: BackendName; precision?: Precision }) =>
   createFeaturesModel(options as FeaturesWorkerOptions, ctx);

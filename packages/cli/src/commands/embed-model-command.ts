@@ -1,0 +1,53 @@
+import type { Argv, CommandModule } from 'yargs';
+import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
+import { UsageError } from '../errors.js';
+import { describeForLog, startComputeBackend } from '../pipeline/compute-backend.js';
+import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
+import { runEmbed } from './embed-run.js';
+import { requireFastaRecords } from './require-fasta-records.js';
+import { runCommand } from './run-command.js';
+
+/** `virnucpro embed <model>` for one model package's descriptor: the same options and run for every model. */
+export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModule {
+  const help = model.help.embed;
+  const settings = Object.entries(model.settings ?? {});
+  const protein = model.reads === 'protein';
+  return {
+    command: model.name,
+    describe: help.describe,
+    builder: (y) => {
+      let built: Argv = withEmbedOptions(y, help);
+      for (const [name, setting] of settings) built = built.option(name, { choices: setting.choices, default: setting.default, describe: setting.describe });
+      if (help.epilogue) built = built.epilogue(help.epilogue);
+      return built.example(help.example, '');
+    },
+    handler: (args) =>
+      runCommand(async () => {
+        const given = readEmbedArgs(args);
+        const problem = model.checkPath(given.model, '--model');
+        if (problem) throw new UsageError(problem);
+        await withInputFile(given, async (run) => {
+          if (model.checksInputFirst) await requireFastaRecords(run.input); // before the model load, which can take a while
+          const compute = await startComputeBackend(run.backend, run.precision);
+          const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
+          const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen });
+          try {
+            run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
+            const summary = await runEmbed({
+              ...run,
+              embedder,
+              compute,
+              residue: protein ? 'amino acid' : 'nucleotide',
+              metadata: { model: embedder.name, config: JSON.stringify(embedder.config), format: 'virnucpro-embeddings' },
+            });
+            run.log?.(
+              `${summary.sequences} ${protein ? 'proteins' : 'sequences'}, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s` +
+                (summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''),
+            );
+          } finally {
+            embedder.dispose();
+          }
+        });
+      }),
+  };
+}
