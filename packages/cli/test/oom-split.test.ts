@@ -1,11 +1,9 @@
 // A batch that runs out of GPU memory is split in halves and retried, down to one sequence, with results in
-// order and the splits counted: on the helper, on the features model (the place a batch meets the models in
-// a worker or in-process), and through the in-process pool that predict drives.
+// order and the splits counted: on the helper and on the features model (the place a batch meets the models,
+// in a worker process or the in-process worker thread).
 import { describe, expect, it } from 'vitest';
-import { runEmbedding } from '@virnucpro/runtime';
 import { featuresModel, type SequenceEmbedder } from '../src/pipeline/features-worker.js';
 import type { FrameItem } from '../src/pipeline/frame-item.js';
-import { inProcessPool } from '../src/pipeline/in-process-pool.js';
 import { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError } from '../src/pipeline/oom-split.js';
 
 /** Like the cuda backend's error, but another class: only the name may be relied on. */
@@ -94,21 +92,6 @@ describe('features model: out of GPU memory', () => {
     const model = featuresModel(fakeEmbedder(3, 100), esm, compute);
     await model.embed(frames.slice(0, 3));
     expect(model.counters()).toEqual({ oomSplits: 0, fp32Recomputes: 2 });
-  });
-
-  it('through the in-process pool (--workers 0): results in input order, splits in its telemetry', async () => {
-    const model = featuresModel(fakeEmbedder(3, 100), fakeEmbedder(2, 4), compute);
-    const pool = inProcessPool<FrameItem>(model);
-    const run = runEmbedding<FrameItem>({ items: (async function* () { yield* frames; })(), pack: { tokenBudget: 10_000, window: 50, tokenCount: (f) => f.protein.length + 2 }, pool });
-    const results: { index: number; vector: Float32Array }[] = [];
-    for await (const result of run) results.push(result);
-    await pool.close();
-    expect(results.map((r) => r.index)).toEqual(frames.map((_, i) => i));
-    expect(results.map((r) => Array.from(r.vector))).toEqual(frames.map((f) => [...expectedVector(f.nucleotide, 3), ...expectedVector(f.protein, 2)]));
-    const [telemetry] = pool.telemetry();
-    expect(telemetry.counters).toEqual({ oomSplits: model.counters().oomSplits, fp32Recomputes: 0 });
-    expect(telemetry.counters.oomSplits).toBeGreaterThan(0);
-    expect(telemetry.info).toEqual(compute);
   });
 
   it('a frame too large for the GPU alone fails the batch with its id', async () => {

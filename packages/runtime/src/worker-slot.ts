@@ -1,6 +1,5 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { isolatedCommand } from './device-isolation.js';
 import type { FromWorker, ToWorker } from './protocol.js';
+import { startWorkerProcess, startWorkerThread, type WorkerHandle } from './worker-handle.js';
 import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
 
 /** Counters of one worker slot, summed over all its incarnations. */
@@ -34,11 +33,13 @@ export interface SlotHooks {
 export interface SlotConfig {
   entry: string;
   spec: WorkerPluginSpec;
-  backend: BackendName;
+  backend: BackendName | 'auto';
   precision?: Precision;
   heartbeatIntervalMs: number;
   env: Record<string, string>;
   execArgv: string[];
+  /** Run the worker as a thread of this process instead of a child process (the in-process mode). */
+  thread?: boolean;
 }
 
 /**
@@ -47,7 +48,7 @@ export interface SlotConfig {
  */
 export class WorkerSlot {
   state: 'starting' | 'ready' | 'dead' | 'retired' | 'closed' = 'dead';
-  child: ChildProcess | null = null;
+  child: WorkerHandle | null = null;
   pid: number | null = null;
   dim = 0;
   lastHeartbeat = 0;
@@ -76,31 +77,20 @@ export class WorkerSlot {
     this.initError = null;
     this.currentBatch = null;
     this.spawnedAt = Date.now();
-    const options = {
-      serialization: 'advanced' as const, // typed arrays cross the channel without JSON
+    const launch = {
+      entry: this.config.entry,
       env: { ...process.env, ...this.config.env, ...this.device.env },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: this.config.execArgv,
+      hideDeviceNodes: this.device.hideDeviceNodes ?? [],
     };
-    const hidden = this.device.hideDeviceNodes ?? [];
-    // With GPUs to hide, node runs inside `unshare` (the IPC channel's fd and NODE_CHANNEL_FD pass through exec).
-    let child: ChildProcess;
-    if (hidden.length > 0) {
-      const { file, args } = isolatedCommand(hidden, process.execPath, [...this.config.execArgv, this.config.entry]);
-      child = spawn(file, args, options);
-    } else {
-      child = fork(this.config.entry, [], { ...options, execArgv: this.config.execArgv });
-    }
+    const child = this.config.thread ? startWorkerThread(launch) : startWorkerProcess(launch);
     this.child = child;
-    this.pid = child.pid ?? null;
-    child.on('message', (message: FromWorker) => this.receive(child, message));
-    let processError: string | null = null;
-    // e.g. EPIPE when we send to a process that just died; the exit that follows says more.
-    child.on('error', (error) => (processError ??= error.message));
-    child.on('exit', (code, signal) => {
+    this.pid = child.pid;
+    child.onMessage((message) => this.receive(child, message));
+    child.onExit((exitReason) => {
       if (this.child !== child) return;
       this.child = null;
-      const reason =
-        this.killReason ?? (signal ? `killed by ${signal}` : code !== null ? `exited with code ${code}` : `failed: ${processError ?? 'unknown'}`);
+      const reason = this.killReason ?? exitReason;
       const wasClosing = this.state === 'closed';
       if (!wasClosing) this.state = 'dead';
       if (!wasClosing) this.hooks.onExit(this, reason, this.initError);
@@ -117,24 +107,24 @@ export class WorkerSlot {
   }
 
   send(message: ToWorker): void {
-    if (this.child?.connected) this.child.send(message);
+    this.child?.send(message);
   }
 
-  /** Kills the process (SIGKILL: a hung event loop ignores anything gentler). */
+  /** Kills the process or thread at once (a hung event loop would ignore anything gentler). */
   kill(reason: string): void {
     if (!this.child) return;
     this.killReason ??= reason;
-    this.child.kill('SIGKILL');
+    this.child.kill();
   }
 
   /** Asks the process to exit; kills it if it has not after `graceMs`. */
   async close(graceMs = 5000): Promise<void> {
     const child = this.child;
     this.state = 'closed';
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    if (!child || child.exited) return;
+    const exited = new Promise<void>((resolve) => child.onExit(() => resolve()));
     this.send({ type: 'shutdown' });
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => child.kill(), graceMs);
     await exited;
     clearTimeout(timer);
   }
@@ -159,7 +149,7 @@ export class WorkerSlot {
     }
   }
 
-  private receive(child: ChildProcess, message: FromWorker): void {
+  private receive(child: WorkerHandle, message: FromWorker): void {
     if (this.child !== child) return; // a late message from a process we already replaced
     this.lastHeartbeat = Date.now();
     switch (message.type) {

@@ -90,5 +90,5 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
 }
 
 /** The runtime's factory signature: (options, ctx) → Embedder. */
-export const featuresWorkerFactory = (options: unknown, ctx: { backend: BackendName; precision?: Precision }) =>
+export const featuresWorkerFactory = (options: unknown, ctx: { backend: BackendName | 'auto'; precision?: Precision }) =>
   createFeaturesModel(options as FeaturesWorkerOptions, ctx);
