@@ -2,6 +2,7 @@ export type { BackendName, Precision, DeviceInfo, WorkerContext, WorkerModelFact
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
 export { resolveDevices, parseDeviceList, type DeviceSelection } from './devices.js';
 export { listCudaDevices, parseNvidiaSmi, type CudaDevice, listCudaDriverDevices, cudaWorkerEnv, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaDeviceOrderEnvVar, type CudaDriverDevice } from './cuda-devices.js';
+export { resolveAutoBackend } from './auto-backend.js';
 export { listNvidiaDeviceNodes, parseNvidiaGpuInformation, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 export { isolatedCommand, isolationUnavailable } from './device-isolation.js';
 export { listWebGpuAdapters, parseDawnAdapterList, isSoftwareAdapter, type WebGpuAdapter } from './webgpu-adapters.js';

@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
 import { BpeTokenizer } from '@virnucpro/dnabert';
-import { initBackend, type BackendName } from '@virnucpro/ops';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
-import { listCudaDriverDevices, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
+import { resolveAutoBackend, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { ModelLoadError, UsageError, modelLoadMessageIn } from '../errors.js';
@@ -282,8 +281,9 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
     return n;
   });
-  const { backend, note } = options.backend === 'auto' ? await autoBackendForWorkers() : { backend: options.backend, note: '' };
-  const precision = resolvePrecision(backend, options.precision, note);
+  // `auto` for worker processes: decided without starting a GPU backend here (runtime's resolveAutoBackend).
+  const backend = options.backend === 'auto' ? await resolveAutoBackend() : options.backend;
+  const precision = resolvePrecision(backend, options.precision, options.backend === 'auto' && backend !== 'cuda' ? AUTO_NOTE : '');
   const pool = await startPool<FrameItem>({
     model,
     backend,
@@ -292,20 +292,6 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
     workers: options.workers > 0 ? options.workers : undefined,
   });
   return { pool, compute: computeOf(pool.telemetry(), { backend, precision }) };
-}
-
-/**
- * `--backend auto` with worker processes, decided here in the parent: cuda when the driver sees a GPU and
- * the libraries are there (asked without creating a tfjs cuda backend in this process), otherwise the
- * first other backend that starts.
- */
-async function autoBackendForWorkers(): Promise<{ backend: BackendName; note: string }> {
-  try {
-    await listCudaDriverDevices();
-    return { backend: 'cuda', note: '' };
-  } catch {
-    return { backend: await initBackend('auto'), note: AUTO_NOTE };
-  }
 }
 
 /** Backend, precision and GPU as the workers described them (the first that did), else `fallback`. */
