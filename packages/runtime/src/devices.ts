@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { DeviceSelectionError } from './errors.js';
 import { dawnFlagsToEnv } from '@virnucpro/ops';
-import { cudaDeviceEnv, cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
+import { cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
 import { isolationUnavailable } from './device-isolation.js';
 import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
@@ -103,7 +103,7 @@ async function isolatedWebGpuDevices(found: WebGpuAdapter[], selection: DeviceSe
   const names = [...new Set(found.map((a) => a.name))];
   const refuse = (why: string) =>
     new DeviceSelectionError(
-      `WebGPU adapters ${found.map((a) => `${a.index} (${a.name})`).join(', ')} include identical GPUs, which Dawn cannot tell apart by name; ${why}. Use --backend cuda (or tensorflow), which pins GPUs with CUDA_VISIBLE_DEVICES, or run where GPUs can be hidden per worker.`,
+      `WebGPU adapters ${found.map((a) => `${a.index} (${a.name})`).join(', ')} include identical GPUs, which Dawn cannot tell apart by name; ${why}. Use --backend cuda (or tensorflow), which pins GPUs with ${cudaVisibleDevicesEnvVar}, or run where GPUs can be hidden per worker.`,
     );
   if (nodes.length !== found.length || names.length !== 1) {
     throw refuse(`hiding all but one GPU per worker needs every adapter to be an NVIDIA GPU listed in /proc/driver/nvidia/gpus (found ${nodes.length} there for ${found.length} adapters)`);

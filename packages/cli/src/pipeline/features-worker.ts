@@ -6,6 +6,7 @@ import { loadEsm2Embedder } from '@virnucpro/esm2';
 import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
 import { startComputeBackend, type ComputeDescription } from './compute-backend.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
+import { FEATURES_MODEL_NAME } from './feature-name.js';
 import { ModelLoadError } from '../errors.js';
 import { embedSplittingOnOom, isOutOfMemory } from './oom-split.js';
 
@@ -28,9 +29,6 @@ export interface FeaturesModel extends Embedder<FrameItem> {
   describe(): ComputeDescription;
   counters(): FeaturesCounters;
 }
-
-/** Its name, as checkpoints record the feature. */
-export const FEATURES_MODEL_NAME = 'virnucpro [dnabert-s mean | esm-2 mean]';
 
 export interface FeaturesContext {
   backend?: BackendName | 'auto';

@@ -16,6 +16,7 @@ import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { resolvePrecision } from '../config/precision.js';
 import { AUTO_NOTE, type ComputeDescription } from './compute-backend.js';
+import { FEATURES_MODEL_NAME } from './feature-name.js';
 import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriters } from './frames-source.js';
@@ -129,7 +130,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const checkpoint = await openCheckpoint({
       dir: join(options.outDir, CHECKPOINT_DIR),
       model: {
-        feature: 'virnucpro [dnabert-s mean | esm-2 mean]', chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert),
+        feature: FEATURES_MODEL_NAME, chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert),
         ...(options.shard ? { shard: formatShardSpec(options.shard) } : {}),
       },
       inputFingerprint,
