@@ -145,6 +145,16 @@ describe('virnucpro merge', () => {
     expectRefused([single, shardDir(2)], /^virnucpro: merge: .*single is not a shard: its run_summary.json has no shard section/);
   });
 
+  it('a damaged shard file (a row lost) found while writing: refused, nothing written', () => {
+    const damaged = join(tmp, 'shard-4-damaged');
+    cpSync(shardDir(4), damaged, { recursive: true });
+    const file = join(damaged, 'prediction_results.txt');
+    const rows = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, [...rows.slice(0, 2), ...rows.slice(3)].join('\n'));
+    // Still looks finished: the loss shows only when the rows are placed, after the folder was created.
+    expectRefused([shardDir(1), shardDir(2), shardDir(3), damaged], /^virnucpro: merge: .*shard-4-damaged\/prediction_results.txt: \d+ rows, but its run_summary.json counts \d+ frames$/);
+  });
+
   it('refuses a non-empty --out-dir unless --force', () => {
     const out = join(tmp, 'occupied');
     cpSync(single, out, { recursive: true });

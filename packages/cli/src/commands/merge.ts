@@ -16,7 +16,7 @@ export const mergeCommand: CommandModule = {
       .example('$0 merge shards/1 shards/2 shards/3 shards/4 --out-dir results', 'four shards of one input')
       .epilogue(
         'Refuses (exit 2, nothing written) shard sets that do not cover the input exactly once: a missing or repeated part, ' +
-          'shards of another input, of other models or options, or an unfinished shard. See docs/usage.md#sharded-runs.',
+          'shards of another input, of other models or options, or an unfinished shard. See docs/usage.md#sharded-runs-clusters and workflow/README.md.',
       ),
   handler: (args) =>
     runCommand(async () => {

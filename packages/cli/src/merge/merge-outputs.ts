@@ -47,6 +47,7 @@ export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise
     await predictions.write(`${await sameHeader(predictionReaders)}\n`);
     await summary.write(`${await sameHeader(summaryReaders)}\n`);
     const nextRecord = new Uint32Array(set.shards.length);
+    const rows = new Array<number>(set.shards.length).fill(0);
     for (const s of set.owner) {
       const record = set.shards[s].records[nextRecord[s]++];
       const row = await summaryReaders[s].next();
@@ -55,12 +56,19 @@ export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise
       for (let line = await predictionReaders[s].peek(); line !== undefined && recordOfFrame(line) === record.id; line = await predictionReaders[s].peek()) {
         await predictions.write(`${line}\n`);
         await predictionReaders[s].next();
+        rows[s]++;
       }
     }
     for (const reader of [...predictionReaders, ...summaryReaders]) {
       const extra = await reader.next();
       if (extra !== undefined) throw mismatch(reader, 'the end of the file (every record placed)', extra);
     }
+    // A lost or added row of a record would go unseen above: the shard's frame count must match.
+    set.shards.forEach((shard, s) => {
+      if (rows[s] !== shard.summary.frames) {
+        throw new ShardContentError(`${predictionReaders[s].path}: ${rows[s]} rows, but its run_summary.json counts ${shard.summary.frames} frames`);
+      }
+    });
 
     const consensus = await StagedFile.create(join(outDir, CONSENSUS_FILE));
     staged.push(consensus);
