@@ -3,7 +3,7 @@
 // byte-identical to one `virnucpro predict`; a shard job killed mid-way, then the workflow rerun, resumes that
 // shard from its checkpoint and ends with the same files. Without snakemake the tests are skipped, loudly.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,8 +65,11 @@ function listedCheckpointShards(dir: string): number {
   }
 }
 
-/** The pid of the running `virnucpro predict --shard k/N` whose --out-dir is `outDir` (from /proc), if any. */
-function predictPid(outDir: string, shard: string): number | undefined {
+/**
+ * The pid of the running `virnucpro predict --shard k/N` whose --out-dir is `outDir` in `workDir` (from /proc), if
+ * any. The working folder matters: another run of this test at the same time has the same relative --out-dir.
+ */
+function predictPid(workDir: string, outDir: string, shard: string): number | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let args: string[];
@@ -75,7 +78,12 @@ function predictPid(outDir: string, shard: string): number | undefined {
     } catch {
       continue;
     }
-    if (args.some((a) => a.endsWith('/virnucpro')) && args.includes(shard) && args.includes(outDir)) return Number(entry);
+    if (!(args.some((a) => a.endsWith('/virnucpro')) && args.includes(shard) && args.includes(outDir))) continue;
+    try {
+      if (realpathSync(`/proc/${entry}/cwd`) === realpathSync(workDir)) return Number(entry);
+    } catch {
+      // ended meanwhile
+    }
   }
   return undefined;
 }
@@ -108,8 +116,9 @@ describe.skipIf(!haveSnakemake)(`workflow/Snakefile with ${haveSnakemake ? snake
 
   it('a shard job killed mid-way (kill -9), then the workflow rerun: it resumes from its checkpoint, same outputs', async () => {
     const work = join(tmp, 'killed');
-    // Small batches and a checkpoint every 4 frames, so the killed job leaves checkpoint shards behind.
-    const predictArgs = '--backend cpu --token-budget 512 --checkpoint-every 4';
+    // One frame per batch and a checkpoint every 2 frames: the first checkpoint comes early in the job, which
+    // leaves most of it to kill (and to resume) even on a slow machine.
+    const predictArgs = '--backend cpu --token-budget 256 --checkpoint-every 2';
     const outDir = join('out', 'shards', '1');
     const child = spawn('snakemake', snakemakeArgs(work, predictArgs), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
@@ -122,21 +131,21 @@ describe.skipIf(!haveSnakemake)(`workflow/Snakefile with ${haveSnakemake ? snake
     while (!killed) {
       if (child.exitCode !== null) throw new Error(`snakemake ended before shard 1 wrote a checkpoint:\n${log}`);
       if (Date.now() - start > 60_000) throw new Error(`no checkpoint of shard 1 within 60 s:\n${log}`);
-      const pid = predictPid(outDir, `1/${SHARDS}`);
+      const pid = predictPid(work, outDir, `1/${SHARDS}`);
       const shardsWritten = listedCheckpointShards(checkpoints);
       if (pid !== undefined && shardsWritten >= 1) {
         process.kill(pid, 'SIGKILL'); // like a node lost mid-job
         killed = true;
       } else await new Promise((r) => setTimeout(r, 10));
     }
-    expect(await exited).not.toBe(0);
+    expect(await exited, log).not.toBe(0);
     const listedAtKill = listedCheckpointShards(checkpoints);
     expect(listedAtKill, log).toBeGreaterThanOrEqual(1);
     expect(existsSync(join(work, outDir, 'run_summary.json'))).toBe(false);
     expect(existsSync(join(work, 'out', 'results', 'run_summary.json'))).toBe(false);
 
     const rerun = spawnSync('snakemake', snakemakeArgs(work, predictArgs), { encoding: 'utf8', env });
-    expect(rerun.status, rerun.stderr).toBe(0);
+    expect(rerun.status, rerun.stdout + rerun.stderr + readFileSync(join(work, 'out', 'logs', 'shard-1.log'), 'utf8')).toBe(0);
     expectSameAsSingle(join(work, 'out', 'results'));
     const resumed = summary(join(work, outDir, 'run_summary.json'));
     expect(resumed.resumedSequences).toBeGreaterThan(0); // frames came back from the checkpoint
