@@ -65,6 +65,13 @@ describe('virnucpro predict --shard K/N', () => {
     for (const key of ['sequences', 'chunks', 'frames']) expect([1, 2, 3, 4].reduce((n, k) => n + summary(shardDir(k))[key], 0)).toBe(whole[key]);
   });
 
+  it("says on its last line which shard it ran", () => {
+    const r = runCli(['predict', input, ...common.filter((a) => a !== '--quiet'), '--out-dir', join(tmp, 'said'), '--shard', '2/4']);
+    expect(r.status, r.stderr).toBe(0);
+    const records = summary(shardDir(2)).shard.records;
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`^done: ${records} sequences, .*said \\(shard 2/4: ${records} of the input's 13 records; join the shards with virnucpro merge\\)$`));
+  });
+
   it('refuses a malformed --shard (exit 2, one line)', () => {
     for (const bad of ['0/4', '5/4', '2', 'a/b', '1/0']) {
       const r = runCli(['predict', input, ...common, '--out-dir', join(tmp, 'bad-shard'), '--shard', bad]);

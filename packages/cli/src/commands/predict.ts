@@ -44,7 +44,7 @@ export const predictCommand: CommandModule = {
       try {
         const s = await runPredict(options, { reporter, handleSignals: true });
         reporter.log(
-          `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}`,
+          `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}${s.shard ? ` (shard ${s.shard.index}/${s.shard.count}: ${s.shard.records} of the input's ${s.shard.inputRecords} records; join the shards with virnucpro merge)` : ''}`,
         );
       } finally {
         reporter.close();
