@@ -4,7 +4,10 @@
  */
 export interface EmbeddingCheckpoint {
   readonly restored: RestoredResults;
-  /** Called once per newly embedded item, in completion order (not input order). */
+  /**
+   * Called once per newly embedded item, in completion order (not input order), before the item is delivered;
+   * takes the record at once (a later `flush` includes it) and may return the write it started.
+   */
   append(record: { index: number; id: string; vector: Float32Array }): void | Promise<void>;
   /** Writes everything appended so far (called when the input is exhausted). */
   flush(): Promise<void>;

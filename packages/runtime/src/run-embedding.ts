@@ -88,8 +88,10 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
         embedded.items.forEach((packItem, row) => {
           const vector = embedded.vectors[row];
           if (checkpoint) {
-            const record = { index: packItem.index, id: idOf(packItem.value, packItem.index), vector };
-            checkpointChain = checkpointChain.then(() => checkpoint.append(record));
+            // Handed over now, before the result can be delivered: a checkpoint flush (e.g. on a signal) then
+            // holds every result the consumer has seen. Only a shard write it starts is waited for, in order.
+            const writing = checkpoint.append({ index: packItem.index, id: idOf(packItem.value, packItem.index), vector });
+            if (writing) checkpointChain = checkpointChain.then(() => writing);
           }
           unordered$.next({ index: packItem.index, item: packItem.value, vector, restored: false });
         });
