@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@virnucpro/weights';
+import { writeFileAtomic } from '@virnucpro/atomic-file';
 
 export const MANIFEST_FILE = 'manifest.json';
 export const MANIFEST_FORMAT = 'virnucpro-embedding-checkpoint';
@@ -66,7 +66,5 @@ export async function readManifest(dir: string): Promise<Manifest | null> {
 export async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
   manifest.updatedAt = new Date().toISOString();
   const bytes = new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`);
-  await writeFileAtomic(join(dir, MANIFEST_FILE), async (fh) => {
-    await fh.write(bytes);
-  });
+  await writeFileAtomic(join(dir, MANIFEST_FILE), bytes);
 }

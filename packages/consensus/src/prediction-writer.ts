@@ -33,6 +33,8 @@ export class PredictionWriter {
   private readonly declared = new Map<string, number>();
   private rowCount = 0;
   private closed = false;
+  /** prediction_results.txt first, then the consensus csv and the summary once `complete()` wrote them. */
+  private readonly staged: StagedFile[];
 
   private constructor(
     readonly outDir: string,
@@ -40,6 +42,7 @@ export class PredictionWriter {
     private readonly options: PredictionWriterOptions,
   ) {
     this.maxima = new ChunkMaxima(options.keyRule);
+    this.staged = [predictions];
   }
 
   /** Creates `outDir` if needed and starts prediction_results.txt (under a temporary name). */
@@ -88,40 +91,53 @@ export class PredictionWriter {
     this.declared.set(sequenceId, (this.declared.get(sequenceId) ?? 0) + chunks);
   }
 
-  /** Writes the consensus csv and the summary, then publishes all files. */
+  /** Writes the consensus csv and the summary, then publishes all files (complete, then publish). */
   async finish(): Promise<PredictionFiles> {
+    await this.complete();
+    return this.publish();
+  }
+
+  /**
+   * Writes the consensus csv and the summary and puts every file on disk (fsync) under its temporary name:
+   * nothing is visible yet. A caller with more files to show at the same time completes those too before
+   * `publish()`. On failure, every file is discarded.
+   */
+  async complete(): Promise<void> {
     this.assertOpen();
     this.closed = true;
-    const staged: StagedFile[] = [this.predictions];
     try {
       const consensus = await StagedFile.create(join(this.outDir, CONSENSUS_FILE));
-      staged.push(consensus);
+      this.staged.push(consensus);
       const sorted = this.maxima.sorted();
       await consensus.write(formatConsensus(sorted, { scoreColumns: this.options.consensusScoreColumns }));
       if (this.options.summary ?? true) {
         const summary = await StagedFile.create(join(this.outDir, SEQUENCE_SUMMARY_FILE));
-        staged.push(summary);
+        this.staged.push(summary);
         await summary.write(formatSequenceSummary(summarizeSequences(this.maxima.groups(), this.declared)));
       }
-      for (const file of staged) await file.complete();
-      for (const file of staged) await file.publish();
+      for (const file of this.staged) await file.complete();
     } catch (error) {
-      for (const file of staged) await file.discard();
+      await this.abort();
       throw error;
     }
+  }
+
+  /** Renames the completed files into place (after `complete()`). */
+  async publish(): Promise<PredictionFiles> {
+    for (const file of this.staged) await file.publish();
     return {
-      predictions: staged[0].path,
-      consensus: staged[1].path,
-      summary: staged[2]?.path,
+      predictions: this.staged[0].path,
+      consensus: this.staged[1].path,
+      summary: this.staged[2]?.path,
       rows: this.rowCount,
       chunks: this.maxima.size,
     };
   }
 
-  /** Drops everything written so far; no output file is created. */
+  /** Drops everything written so far (also after `complete()`); no output file is created. */
   async abort(): Promise<void> {
     this.closed = true;
-    await this.predictions.discard();
+    for (const file of this.staged) await file.discard();
   }
 
   private assertOpen(): void {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { copyFile, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { tempPathFor } from '@virnucpro/atomic-file';
 import type { ConvertedModel } from '@virnucpro/ops';
 import { writeTfjsArtifact, type TensorData } from '@virnucpro/weights';
 import { BpeTokenizer } from './bpe-tokenizer.js';
@@ -40,7 +41,7 @@ export async function convertDnabert(src: string, dest: string): Promise<Convert
     kept.set(name, t);
     parameters += t.data.length;
   }
-  const temp = join(dirname(resolve(dest)), `.${resolve(dest).split('/').pop()}.tmp-${process.pid}`);
+  const temp = tempPathFor(resolve(dest));
   try {
     await writeTfjsArtifact(temp, kept, { format: 'virnucpro-dnabert', source: path, config: toHfConfigJson(config) });
     await writeFile(join(temp, 'config.json'), `${JSON.stringify(toHfConfigJson(config), null, 2)}\n`);

@@ -1,13 +1,6 @@
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { AtomicFile } from '@virnucpro/atomic-file';
 import { checkLineWidth, formatFastaRecord } from './fasta-format.js';
 import type { FastaRecordLike } from './fasta-record.js';
-
-/**
- * Temp files made by this process: with the pid, unique among live processes; a random part keeps a leftover of a
- * crashed run with a reused pid from clashing (opened with 'wx', so a clash fails rather than clobbers).
- */
-let tempFiles = 0;
 
 export interface FastaWriterOptions {
   /** Sequence letters per line: 60 (default, Biopython), 0 = one line, any n ≥ 1. */
@@ -21,16 +14,16 @@ const BLOCK_CHARS = 64 * 1024;
 
 /**
  * Writes FASTA records to a file or a stream, honouring backpressure. A file target is written
- * atomically: records go to a temporary file next to it, which is fsynced and renamed over the target
- * on close(); abort() (or an error) removes it, so a failed run never leaves a partial file.
+ * atomically (an AtomicFile of @virnucpro/atomic-file): records go to a temporary file next to it, which is
+ * fsynced and renamed over the target on close(); abort() (or an error) removes it, so a failed run never
+ * leaves a partial file.
  */
 export class FastaWriter {
   private readonly lineWidth: number;
   private readonly stream: NodeJS.WritableStream | undefined;
   private readonly endStream: boolean;
   private readonly path: string | undefined;
-  private readonly tempPath: string | undefined;
-  private file: Promise<FileHandle> | undefined;
+  private file: Promise<AtomicFile> | undefined;
   private block: string[] = [];
   private blockChars = 0;
   private closed = false;
@@ -43,7 +36,6 @@ export class FastaWriter {
     checkLineWidth(this.lineWidth);
     if (typeof target === 'string') {
       this.path = target;
-      this.tempPath = join(dirname(target), `.${basename(target)}.${process.pid}.${(++tempFiles).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`);
       this.endStream = true;
     } else {
       this.stream = target;
@@ -78,12 +70,10 @@ export class FastaWriter {
     try {
       await this.flushBlock();
       this.closed = true;
-      if (this.tempPath !== undefined && this.path !== undefined) {
-        const handle = await this.openFile();
-        await handle.sync();
-        await handle.close();
+      if (this.path !== undefined) {
+        const file = await this.openFile();
+        await file.commit();
         this.file = undefined;
-        await rename(this.tempPath, this.path);
       } else if (this.stream && this.endStream) {
         const stream = this.stream;
         await new Promise<void>((resolve, reject) => {
@@ -102,30 +92,27 @@ export class FastaWriter {
     this.closed = true;
     this.block = [];
     this.blockChars = 0;
-    if (this.tempPath !== undefined) {
-      const file = this.file;
-      this.file = undefined;
-      if (file) await file.then((h) => h.close()).catch(() => undefined);
-      await unlink(this.tempPath).catch(() => undefined);
-    }
+    const file = this.file;
+    this.file = undefined;
+    if (file) await file.then((f) => f.discard()).catch(() => undefined);
   }
 
-  private openFile(): Promise<FileHandle> {
-    this.file ??= open(this.tempPath as string, 'wx');
+  private openFile(): Promise<AtomicFile> {
+    this.file ??= AtomicFile.create(this.path as string);
     return this.file;
   }
 
   private async flushBlock(): Promise<void> {
     if (this.blockChars === 0) {
-      if (this.tempPath !== undefined) await this.openFile();
+      if (this.path !== undefined) await this.openFile();
       return;
     }
     const text = this.block.length === 1 ? this.block[0] : this.block.join('');
     this.block = [];
     this.blockChars = 0;
-    if (this.tempPath !== undefined) {
-      const handle = await this.openFile();
-      await handle.writeFile(text, 'utf8');
+    if (this.path !== undefined) {
+      const file = await this.openFile();
+      await file.write(text);
       return;
     }
     const stream = this.stream as NodeJS.WritableStream;

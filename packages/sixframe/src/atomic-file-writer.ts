@@ -1,10 +1,9 @@
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { AtomicFile } from '@virnucpro/atomic-file';
 
 const BLOCK_BYTES = 1 << 20;
 
 /**
- * A file that appears under its final name only when complete: bytes go to a temp file in the same directory,
+ * A file that appears under its final name only when complete (an AtomicFile of @virnucpro/atomic-file):
  * `commit()` flushes, fsyncs, renames and fsyncs the directory; `abort()` removes the temp file.
  *
  * Text is encoded straight into a ~1 MiB block buffer (no intermediate strings: this runs once per read on
@@ -12,22 +11,22 @@ const BLOCK_BYTES = 1 << 20;
  * `flush()`, which bounds memory (backpressure).
  */
 export class AtomicFileWriter {
-  readonly path: string;
-  readonly tempPath: string;
   private block = Buffer.allocUnsafe(BLOCK_BYTES);
   private used = 0;
   private scratch = Buffer.allocUnsafe(1024);
-  private closed = false;
 
-  private constructor(path: string, tempPath: string, private readonly handle: FileHandle) {
-    this.path = path;
-    this.tempPath = tempPath;
-  }
+  private constructor(private readonly file: AtomicFile) {}
 
   static async create(path: string): Promise<AtomicFileWriter> {
-    const tempPath = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    const handle = await open(tempPath, 'wx');
-    return new AtomicFileWriter(path, tempPath, handle);
+    return new AtomicFileWriter(await AtomicFile.create(path));
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  get tempPath(): string {
+    return this.file.tempPath;
   }
 
   /** True once a block's worth of bytes is buffered: await `flush()` before writing much more. */
@@ -81,7 +80,7 @@ export class AtomicFileWriter {
     const bytes = this.block.subarray(0, this.used);
     this.block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, this.block.length));
     this.used = 0;
-    await this.handle.write(bytes);
+    await this.file.write(bytes);
   }
 
   /** Makes the file visible under its final name, durably (`finish` then `publish`). */
@@ -93,25 +92,18 @@ export class AtomicFileWriter {
   /** Step 1 of a commit: everything on disk (flush, fsync, close) under the temp name. */
   async finish(): Promise<void> {
     await this.flush();
-    await this.handle.sync();
-    await this.handle.close();
-    this.closed = true;
+    await this.file.finish();
   }
 
   /** Step 2 of a commit: rename to the final name and fsync the directory. */
   async publish(): Promise<void> {
-    await rename(this.tempPath, this.path);
-    await fsyncDirectory(dirname(this.path));
+    await this.file.publish();
   }
 
   /** Discards everything written; safe to call after a failed write or commit. */
   async abort(): Promise<void> {
     this.used = 0;
-    if (!this.closed) {
-      this.closed = true;
-      await this.handle.close().catch(() => undefined);
-    }
-    await rm(this.tempPath, { force: true });
+    await this.file.discard();
   }
 
   /** Grows the block (rarely: one huge record) so that `bytes` more fit. */
@@ -120,20 +112,6 @@ export class AtomicFileWriter {
     const grown = Buffer.allocUnsafe(Math.max(2 * this.block.length, this.used + bytes));
     this.block.copy(grown, 0, 0, this.used);
     this.block = grown;
-  }
-}
-
-async function fsyncDirectory(dir: string): Promise<void> {
-  // Persists the rename itself; not every platform lets a directory be opened, so this is best effort.
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    /* ignore: the data is already synced */
   }
 }
 

@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
@@ -61,24 +62,18 @@ export class KernelCache {
     return payload;
   }
 
-  /** Stores atomically (temp file in the same folder, then rename), replacing any entry; never throws on I/O. */
+  /** Stores atomically (@virnucpro/atomic-file), replacing any entry; never throws on I/O. */
   put(key: string, cubin: Buffer): void {
     const target = this.path(key);
-    const temp = join(this.dir, `.${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     const header = Buffer.alloc(HEADER_BYTES);
     MAGIC.copy(header, 0);
     header.writeBigUInt64LE(BigInt(cubin.length), MAGIC.length);
     sha256(cubin).copy(header, MAGIC.length + 8);
     try {
       mkdirSync(this.dir, { recursive: true });
-      writeFileSync(temp, Buffer.concat([header, cubin]), { flag: 'wx' });
-      renameSync(temp, target);
+      writeFileAtomicSync(target, Buffer.concat([header, cubin]));
     } catch {
-      try {
-        rmSync(temp, { force: true });
-      } catch {
-        // Nothing more to do: a stray temp file is harmless.
-      }
+      // A cache that cannot be written only costs a recompile next time.
     }
   }
 

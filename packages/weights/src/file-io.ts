@@ -1,7 +1,5 @@
-// Positioned reads and atomic writes shared by every format in this package.
-import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+// Positioned reads and writes shared by every format in this package (atomic files: @virnucpro/atomic-file).
+import type { FileHandle } from 'node:fs/promises';
 
 // fs.read rejects lengths above 2 GiB - 1; big tensors are read in slices.
 const MAX_READ = 1 << 30;
@@ -26,44 +24,5 @@ export async function writeAll(fh: FileHandle, bytes: Uint8Array): Promise<void>
     const length = Math.min(MAX_READ, bytes.length - done);
     const { bytesWritten } = await fh.write(bytes, done, length);
     done += bytesWritten;
-  }
-}
-
-/**
- * Writes a file so that readers see either the old file or the complete new
- * one: data goes to a temp file beside the target, is fsynced, then renamed
- * over it. On any error the temp file is removed and nothing is left behind.
- */
-export async function writeFileAtomic(path: string, write: (fh: FileHandle) => Promise<void>): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await open(temp, 'wx');
-  try {
-    await write(fh);
-    await fh.sync();
-    await fh.close();
-  } catch (error) {
-    await fh.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(dirname(path));
-}
-
-/** fsync a directory so the rename itself is durable (best effort: not all platforms allow it). */
-export async function syncDirectory(dir: string): Promise<void> {
-  let fh: FileHandle | undefined;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // Windows and some filesystems refuse fsync on directories; the rename is still atomic.
-  } finally {
-    await fh?.close().catch(() => undefined);
   }
 }

@@ -6,7 +6,6 @@ export type { ReadSafetensorsOptions, SafetensorsContents, SafetensorsEntry } fr
 export { SafetensorsFile, openSafetensors, readSafetensors, readShardedSafetensors } from './safetensors-read.js';
 export type { TensorCollection, TensorLayout } from './safetensors-write.js';
 export { encodeSafetensorsHeader, writeSafetensors } from './safetensors-write.js';
-export { writeFileAtomic } from './file-io.js';
 export { unpickle, unpickleAt, type UnpickleOptions } from './pickle/unpickler.js';
 export { PyCallable, PyGlobal, PyObject, pythonAttributes, type DictMode } from './pickle/python-objects.js';
 export { readTorchCheckpoint, type ReadTorchOptions } from './torch/read-torch-checkpoint.js';

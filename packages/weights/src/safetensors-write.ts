@@ -5,7 +5,7 @@
 // spaces to a multiple of 8 bytes. Same tensors + metadata → the same bytes
 // as `safetensors.torch.save_file`.
 import { endianness } from 'node:os';
-import { writeAll, writeFileAtomic } from './file-io.js';
+import { writeFileAtomic } from '@virnucpro/atomic-file';
 import { SAFETENSORS_CODES } from './safetensors-format.js';
 import { assertTensorConsistent, bytesPerElement, elementCount, tensorBytes, type DType, type TensorData } from './tensor-data.js';
 
@@ -76,8 +76,8 @@ export async function writeSafetensors(path: string, tensors: TensorCollection, 
   if (endianness() !== 'LE') throw new Error('writeSafetensors: big-endian hosts are not supported');
   for (const [name, t] of tensorEntries(tensors)) assertTensorConsistent(name, t);
   const { header, order } = encodeSafetensorsHeader(tensors, metadata);
-  await writeFileAtomic(path, async (fh) => {
-    await writeAll(fh, header);
-    for (const [, t] of order) await writeAll(fh, tensorBytes(t));
+  await writeFileAtomic(path, async (file) => {
+    await file.write(header);
+    for (const [, t] of order) await file.write(tensorBytes(t));
   });
 }

@@ -11,9 +11,9 @@
 // converted on write: bfloat16 → float32 (exact), float64 → float32 (rounded),
 // int64/uint32/int16/int8/uint16/uint8 → int32 (range-checked).
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
-import { readExactly, syncDirectory, writeAll } from './file-io.js';
+import { dirname, join } from 'node:path';
+import { syncDirectory, tempPathFor } from '@virnucpro/atomic-file';
+import { readExactly, writeAll } from './file-io.js';
 import { assertTensorConsistent, elementCount, tensorBytes, typedArrayFor, type DType, type TensorData } from './tensor-data.js';
 import { toFloat32 } from './to-float32.js';
 import { tensorEntries, type TensorCollection } from './safetensors-write.js';
@@ -103,7 +103,8 @@ export async function writeTfjsArtifact(
   const paths = Array.from({ length: shardCount }, (_, i) => `group1-shard${i + 1}of${shardCount}.bin`);
 
   await mkdir(dirname(dir), { recursive: true });
-  const temp = join(dirname(dir), `.${basename(dir)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // A folder written under the one temporary-name scheme of atomic files, then swapped into place.
+  const temp = tempPathFor(dir);
   await mkdir(temp);
   try {
     // Stream the concatenated weight bytes into consecutive shard files.
@@ -159,7 +160,7 @@ async function replaceDirectory(source: string, target: string): Promise<void> {
     await rename(source, target);
   } else {
     if (!existing.isDirectory()) throw new Error(`${target} exists and is not a directory`);
-    const old = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.old`);
+    const old = tempPathFor(target);
     await rename(target, old);
     await rename(source, target);
     await rm(old, { recursive: true, force: true });

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 import type { CommandModule } from 'yargs';
 import { defaultConfigYaml } from '../config/default-config.js';
 import { loadConfigFile } from '../config/load-config-file.js';
 import { UsageError } from '../errors.js';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import { runCommand } from './run-command.js';
 
 export const configCommand: CommandModule = {
@@ -29,7 +29,7 @@ export const configCommand: CommandModule = {
         }
         const path = resolve(file!);
         if (existsSync(path) && !args.force) throw new UsageError(`${path} exists; pass --force to overwrite it`);
-        writeFileAtomic(path, defaultConfigYaml());
+        writeFileAtomicSync(path, defaultConfigYaml());
         console.error(`wrote ${path}`);
         return;
       }

@@ -1,9 +1,9 @@
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 import { readFasta } from '@virnucpro/fasta-stream';
 import type { Embedder } from '@virnucpro/ops';
 import { packAsyncIterable, type PackItem } from '@virnucpro/packer';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import type { ComputeDescription, CudaDeviceSummary } from '../pipeline/compute-backend.js';
 import { embedSplittingOnOom } from '../pipeline/oom-split.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
@@ -138,6 +138,6 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     model: embedder.name,
     dim: embedder.dim,
   };
-  if (options.summaryPath) writeFileAtomic(options.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+  if (options.summaryPath) writeFileAtomicSync(options.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
 }

@@ -1,23 +1,25 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { AtomicFile, namingFile, tempPathFor } from '@virnucpro/atomic-file';
 import { encodeSafetensorsHeader } from '@virnucpro/weights';
+
+/** Bytes copied per read from the scratch file into the output. */
+const COPY_BYTES = 1 << 22;
 
 /**
  * Writes an `embeddings` float32 [N, dim] safetensors file without holding N vectors in memory:
- * vectors stream into a data temp file; finish() writes the header (@virnucpro/weights' encoder; N and the
- * `__metadata__` with the ids are only known then) into a second temp file, appends the data, fsyncs and renames.
- * abort() removes both temp files, so a failed or interrupted run leaves no partial output.
+ * vectors stream into a scratch file; finish() writes the header (@virnucpro/weights' encoder; N and the
+ * `__metadata__` with the ids are only known then) and then the vectors into an AtomicFile, which is fsynced
+ * and renamed into place. abort() removes both, so a failed or interrupted run leaves no partial output.
  */
 export class EmbeddingFileWriter {
-  private readonly dataPath: string;
-  private readonly finalTemp: string;
-  private data: FileHandle | undefined;
+  /** Named like any temporary file (@virnucpro/atomic-file), so a killed run's scratch is cleaned up too. */
+  private readonly scratchPath: string;
+  private scratch: FileHandle | undefined;
+  private output: AtomicFile | undefined;
   private count = 0;
 
   constructor(readonly path: string, readonly dim: number) {
-    this.dataPath = `${path}.data.tmp-${process.pid}`;
-    this.finalTemp = `${path}.tmp-${process.pid}`;
+    this.scratchPath = tempPathFor(path);
   }
 
   get rows(): number {
@@ -26,39 +28,43 @@ export class EmbeddingFileWriter {
 
   async append(vector: Float32Array): Promise<void> {
     if (vector.length !== this.dim) throw new Error(`embedding has ${vector.length} values, expected ${this.dim}`);
-    this.data ??= await open(this.dataPath, 'w');
-    // safetensors is little-endian, as is every platform Node runs on (checked in finish()).
-    await this.data.write(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
+    try {
+      this.scratch ??= await open(this.scratchPath, 'wx+');
+      // safetensors is little-endian, as is every platform Node runs on (checked in finish()).
+      await this.scratch.write(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
+    } catch (error) {
+      throw namingFile(this.path, error);
+    }
     this.count++;
   }
 
   async finish(metadata: Record<string, string>): Promise<void> {
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('big-endian hosts are not supported');
-    this.data ??= await open(this.dataPath, 'w');
-    await this.data.close();
-    this.data = undefined;
+    try {
+      this.scratch ??= await open(this.scratchPath, 'wx+');
+    } catch (error) {
+      throw namingFile(this.path, error);
+    }
     const { header } = encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [this.count, this.dim] } }, metadata);
-    const out = await open(this.finalTemp, 'w');
-    try {
-      await out.write(header);
-    } finally {
-      await out.close();
+    this.output = await AtomicFile.create(this.path);
+    await this.output.write(header);
+    const buffer = new Uint8Array(COPY_BYTES);
+    for (let position = 0; ; ) {
+      const { bytesRead } = await this.scratch.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      await this.output.write(buffer.slice(0, bytesRead));
+      position += bytesRead;
     }
-    await pipeline(createReadStream(this.dataPath), createWriteStream(this.finalTemp, { flags: 'a' }));
-    const synced = await open(this.finalTemp, 'r+');
-    try {
-      await synced.sync();
-    } finally {
-      await synced.close();
-    }
-    await rename(this.finalTemp, this.path);
-    await rm(this.dataPath, { force: true });
+    await this.output.commit();
+    await this.scratch.close();
+    this.scratch = undefined;
+    await rm(this.scratchPath, { force: true });
   }
 
   async abort(): Promise<void> {
-    await this.data?.close().catch(() => undefined);
-    this.data = undefined;
-    await rm(this.dataPath, { force: true });
-    await rm(this.finalTemp, { force: true });
+    await this.scratch?.close().catch(() => undefined);
+    this.scratch = undefined;
+    await rm(this.scratchPath, { force: true });
+    await this.output?.discard();
   }
 }

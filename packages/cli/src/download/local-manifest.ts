@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 
 export interface ManifestEntry {
   url: string;
@@ -20,6 +20,6 @@ export class LocalManifest {
     if (existsSync(this.path)) this.files = (JSON.parse(readFileSync(this.path, 'utf8')) as { files: Record<string, ManifestEntry> }).files ?? {};
   }
   save(): void {
-    writeFileAtomic(this.path, JSON.stringify({ version: 1, files: this.files }, null, 2) + '\n');
+    writeFileAtomicSync(this.path, JSON.stringify({ version: 1, files: this.files }, null, 2) + '\n');
   }
 }

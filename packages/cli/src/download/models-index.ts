@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 
 /**
  * `<models-dir>/models.json`: which entry of the folder plays which role. Written by `models download` and
@@ -26,5 +26,5 @@ export function readModelsIndex(dir: string): ModelsIndex | undefined {
 export function updateModelsIndex(dir: string, update: ModelsIndex): void {
   const current = readModelsIndex(dir) ?? {};
   const next: ModelsIndex = { ...current, ...update, mlp: { ...current.mlp, ...update.mlp } };
-  writeFileAtomic(join(dir, 'models.json'), JSON.stringify(next, null, 2) + '\n');
+  writeFileAtomicSync(join(dir, 'models.json'), JSON.stringify(next, null, 2) + '\n');
 }

@@ -1,7 +1,7 @@
 import { mkdir, readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 import { UsageError } from '../errors.js';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import { RUN_SUMMARY_FILE } from '../pipeline/run-predict.js';
 import { writeMergedOutputs, ShardContentError } from './merge-outputs.js';
 import { mergedRunSummary, type MergedRunSummary } from './merged-run-summary.js';
@@ -26,7 +26,7 @@ export async function mergeShards(options: MergeOptions): Promise<MergedRunSumma
     const files = await writeMergedOutputs(set, options.outDir);
     const summary = mergedRunSummary(set);
     for (const file of files) await file.publish();
-    writeFileAtomic(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n');
+    writeFileAtomicSync(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(summary, null, 2) + '\n');
     return summary;
   } catch (err) {
     if (created) await rmdir(options.outDir).catch(() => undefined);

@@ -3,7 +3,7 @@ import { chunkRecord, formatSingleLineFasta, formatWrappedFasta, identifyFrames 
 import { UsageError } from '../errors.js';
 import type { FrameItem } from './frame-item.js';
 import type { InputCheck } from './input-check.js';
-import type { StagedTextFile } from './staged-text-file.js';
+import type { StagedFile } from '@virnucpro/consensus';
 
 export interface FrameCounts {
   sequences: number;
@@ -13,9 +13,9 @@ export interface FrameCounts {
 }
 
 export interface IntermediateWriters {
-  chunked: StagedTextFile;
-  nucleotide: StagedTextFile;
-  protein: StagedTextFile;
+  chunked: StagedFile;
+  nucleotide: StagedFile;
+  protein: StagedFile;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
-import { access, constants, readdir, rm, rmdir } from 'node:fs/promises';
+import { access, constants, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
-import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
+import { AtomicFile, removeStaleTempFiles } from '@virnucpro/atomic-file';
+import { loadMlp, PredictionWriter, StagedFile } from '@virnucpro/consensus';
 import { BpeTokenizer } from '@virnucpro/dnabert';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
 import { resolveAutoBackend, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
@@ -11,7 +12,6 @@ import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { ModelLoadError, UsageError, modelLoadMessageIn } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { resolvePrecision } from '../config/precision.js';
@@ -27,7 +27,6 @@ import { selectShard } from '../sharding/shard-plan.js';
 import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-file.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
 import { shardSummary } from '../sharding/shard-summary.js';
-import { StagedTextFile } from './staged-text-file.js';
 
 export const RUN_SUMMARY_FILE = 'run_summary.json';
 export const CHECKPOINT_DIR = '.checkpoints';
@@ -111,9 +110,12 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   let writer: PredictionWriter | undefined;
   let checkpointDir: { stored: () => number } | undefined;
   let intermediate: IntermediateWriters | undefined;
+  /** run_summary.json, renamed into place after every result file: the mark of a complete run. */
+  let completionMarker: AtomicFile | undefined;
   let removeSignalHandlers = () => {};
   const cleanUp = async () => {
     await writer?.abort().catch(() => undefined);
+    await completionMarker?.discard();
     if (intermediate) for (const f of Object.values(intermediate)) await f.discard().catch(() => undefined);
     // Keep checkpoints that hold work (that is what --resume is for); otherwise leave no trace. Before the
     // checkpoint is open (e.g. a refused --resume: other model or input) the folder is not ours to touch.
@@ -157,7 +159,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     writer = await PredictionWriter.create(options.outDir);
     if (options.keepIntermediate) {
       const paths = prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length);
-      intermediate = { chunked: new StagedTextFile(paths.chunked), nucleotide: new StagedTextFile(paths.nucleotide), protein: new StagedTextFile(paths.protein) };
+      intermediate = { chunked: await StagedFile.create(paths.chunked), nucleotide: await StagedFile.create(paths.nucleotide), protein: await StagedFile.create(paths.protein) };
     }
     if (io.handleSignals) {
       removeSignalHandlers = onTerminationSignal(
@@ -218,9 +220,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     progress.finish();
     summary.endStage('embed+classify');
 
+    // Every result file is written and fsynced under its temporary name first (a full disk fails here, and
+    // nothing is visible yet); they are renamed into place together at the end, run_summary.json last.
     await summary.time('write', async () => {
-      await activeWriter.finish();
-      if (intermediate) for (const f of Object.values(intermediate)) await f.commit();
+      await activeWriter.complete();
+      if (intermediate) for (const f of Object.values(intermediate)) await f.complete();
     });
     await checkpoint.close({ complete: true });
     removeSignalHandlers();
@@ -247,7 +251,13 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       writeShardRecords(options.outDir, shardRecords);
       result.shard = shardSummary(shard, inputFingerprint, result, models);
     }
-    writeFileAtomic(join(options.outDir, RUN_SUMMARY_FILE), JSON.stringify(result, null, 2) + '\n');
+    completionMarker = await AtomicFile.create(join(options.outDir, RUN_SUMMARY_FILE));
+    await completionMarker.write(JSON.stringify(result, null, 2) + '\n');
+    await completionMarker.finish();
+    await activeWriter.publish();
+    if (intermediate) for (const f of Object.values(intermediate)) await f.publish();
+    // Last: a folder with run_summary.json holds a complete run.
+    await completionMarker.publish();
     return result;
   } catch (err) {
     removeSignalHandlers();
@@ -274,6 +284,9 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
       ...(options.precision ? { precision: options.precision } : {}),
       thread: true,
       resolvedDevices: [IN_PROCESS_DEVICE],
+    }).catch((err: unknown) => {
+      // The run's own models failed to load: said as in-process always said it, without the pool's worker prefix.
+      throw err instanceof Error ? new Error(err.message.replace(`worker 0 (${IN_PROCESS_DEVICE.label}) failed to start: `, '')) : err;
     });
     return { pool, compute: computeOf(pool.telemetry(), { backend: 'cpu', precision: 'fp32' }) };
   }
@@ -316,33 +329,6 @@ function oomSplitsOf(t: WorkerTelemetry): number {
 
 function fp32RecomputesOf(t: WorkerTelemetry): number {
   return (t.counters as Partial<FeaturesCounters> | undefined)?.fp32Recomputes ?? 0;
-}
-
-/**
- * Temp files that a killed run (SIGKILL, power loss) left in the output folder: outputs are written under a
- * temporary name with the writer's pid and renamed only when complete. Removes those of processes that no
- * longer exist, so a resumed or forced run leaves the same folder as an undisturbed one.
- */
-async function removeStaleTempFiles(dir: string): Promise<void> {
-  const patterns = [
-    /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/, // @virnucpro/consensus StagedFile: .<name>.<pid>.<hex>.tmp
-    /\.partial-(\d+)$/, // StagedTextFile (--keep-intermediate FASTA files)
-    /\.tmp-(\d+)$/, // writeFileAtomic (run_summary.json)
-  ];
-  for (const name of await readdir(dir)) {
-    const pid = patterns.map((p) => p.exec(name)?.[1]).find((m) => m !== undefined);
-    if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
-    await rm(join(dir, name), { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

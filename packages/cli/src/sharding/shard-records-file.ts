@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { writeFileAtomic } from '../fs/write-file-atomic.js';
+import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 
 /** A shard's records, in the order of its outputs, with their place in the whole input (what merge restores). */
 export const SHARD_RECORDS_FILE = 'shard_records.tsv';
@@ -15,7 +15,7 @@ export interface ShardRecord {
 
 export function writeShardRecords(outDir: string, records: readonly ShardRecord[]): void {
   const lines = [HEADER, ...records.map((r) => `${r.inputRecord}\t${r.id}`)];
-  writeFileAtomic(join(outDir, SHARD_RECORDS_FILE), lines.join('\n') + '\n');
+  writeFileAtomicSync(join(outDir, SHARD_RECORDS_FILE), lines.join('\n') + '\n');
 }
 
 /** Reads a shard's record list; throws an Error naming the file and line when it is not one. */

@@ -1,0 +1,7 @@
+export { AtomicFile } from './atomic-file.js';
+export { writeFileAtomic, writeFileAtomicSync } from './write-file-atomic.js';
+export { tempPathFor, parseTempName } from './temp-name.js';
+export { removeStaleTempFiles } from './stale-temp-files.js';
+export { FileWriteError, namingFile } from './file-write-error.js';
+export { syncDirectory, syncDirectorySync } from './sync-directory.js';
+export { FULL_DISK_ENV } from './injected-faults.js';

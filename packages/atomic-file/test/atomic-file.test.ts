@@ -1,0 +1,75 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AtomicFile, FileWriteError, FULL_DISK_ENV, parseTempName, removeStaleTempFiles, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../src/index.js';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'atomic-file-'));
+afterEach(() => {
+  delete process.env[FULL_DISK_ENV];
+});
+
+describe('AtomicFile', () => {
+  it('is invisible under its name until published; finish then publish lets several appear together', async () => {
+    const d = dir();
+    const a = await AtomicFile.create(join(d, 'a.txt'));
+    const b = await AtomicFile.create(join(d, 'b.txt'));
+    await a.write('alpha\n');
+    await b.write(Buffer.from('beta\n'));
+    await a.finish();
+    await b.finish();
+    expect(readdirSync(d).filter((n) => !n.startsWith('.'))).toEqual([]);
+    expect(readdirSync(d).map((n) => parseTempName(n)?.target).sort()).toEqual(['a.txt', 'b.txt']);
+    await a.publish();
+    await b.publish();
+    expect(readdirSync(d).sort()).toEqual(['a.txt', 'b.txt']);
+    expect(readFileSync(join(d, 'a.txt'), 'utf8')).toBe('alpha\n');
+  });
+
+  it('discard leaves the target as it was and no temporary file', async () => {
+    const d = dir();
+    writeFileSync(join(d, 'x.txt'), 'old');
+    const file = await AtomicFile.create(join(d, 'x.txt'));
+    await file.write('new');
+    await file.discard();
+    expect(readdirSync(d)).toEqual(['x.txt']);
+    expect(readFileSync(join(d, 'x.txt'), 'utf8')).toBe('old');
+  });
+
+  it('a full disk (injected) fails naming the file, and writeFileAtomic leaves nothing behind', async () => {
+    const d = dir();
+    process.env[FULL_DISK_ENV] = 'full.txt';
+    const error = await writeFileAtomic(join(d, 'full.txt'), 'data').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileWriteError);
+    expect((error as FileWriteError).code).toBe('ENOSPC');
+    expect((error as Error).message).toBe(`cannot write ${join(d, 'full.txt')}: no space left on the device (ENOSPC)`);
+    expect(() => writeFileAtomicSync(join(d, 'full.txt'), 'data')).toThrow(/^cannot write .*full\.txt: no space left/);
+    await writeFileAtomic(join(d, 'other.txt'), 'fine');
+    expect(readdirSync(d)).toEqual(['other.txt']);
+  });
+
+  it('a real write error (folder gone) names the file', async () => {
+    const error = await writeFileAtomic(join(dir(), 'missing', 'f.txt'), 'x').catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^cannot write .*missing\/f\.txt: ENOENT/);
+  });
+});
+
+describe('temporary names', () => {
+  it('one scheme: hidden, beside the target, with the pid', () => {
+    const temp = tempPathFor('/out/prediction_results.txt');
+    expect(temp).toMatch(/^\/out\/\.prediction_results\.txt\.\d+\.[0-9a-f]{8}\.tmp$/);
+    expect(parseTempName(basename(temp))).toEqual({ target: 'prediction_results.txt', pid: process.pid });
+    expect(parseTempName('prediction_results.txt')).toBeNull();
+  });
+
+  it("removes a dead process's leftovers and keeps a live writer's", async () => {
+    const d = dir();
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const stale = `.r.txt.${dead}.0badc0de.tmp`;
+    const live = basename(tempPathFor(join(d, 'r.txt')));
+    for (const name of [stale, live, 'r.txt']) writeFileSync(join(d, name), '');
+    expect(await removeStaleTempFiles(d)).toEqual([stale]);
+    expect(existsSync(join(d, live))).toBe(true);
+  });
+});
