@@ -4,6 +4,6 @@ export { writeShard, readShardIndex, readShardVectors, SHARD_FORMAT, type Embedd
 export { readManifest, writeManifest, MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, type Manifest, type ShardRecord } from './manifest.js';
 export { canonicalJson, fingerprintFiles, fingerprintValue, sha256File } from './fingerprint.js';
 export { assertOutputDirUsable } from './output-dir.js';
-export { onTerminationSignal, type TerminationOptions } from './signals.js';
+export { onTerminationSignal, type TerminationOptions, type TerminationSignal } from './signals.js';
 export { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
 export { describeIdentityDifferences } from './identity-diff.js';

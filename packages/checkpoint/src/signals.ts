@@ -3,21 +3,25 @@ export interface TerminationOptions {
   exit?: (code: number) => void;
   /** Give up flushing after this long and exit anyway. Default 30 s. */
   timeoutMs?: number;
+  /** Where to say what happens (`<SIGNAL>: saving finished results…`, a timeout, a failed flush); default silent. */
   log?: (message: string) => void;
 }
 
 const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
 
+export type TerminationSignal = keyof typeof EXIT_CODES;
+
 /**
- * On SIGTERM/SIGINT: run `flush` (write the partial shard), then exit 143/130. A second signal
- * while flushing exits at once. Returns a function that removes the handlers (call it when the
- * embedding stage is over, so later stages get the default behaviour back).
+ * The one SIGINT/SIGTERM handler of virnucpro-ts: on the first signal run `flush` (save finished work,
+ * remove what is half-written, say what happened), then exit 130/143. A second signal while flushing exits
+ * at once. Returns a function that removes the handlers (call it when the work is over, so later stages
+ * get the default behaviour back).
  */
-export function onTerminationSignal(flush: () => Promise<void>, options: TerminationOptions = {}): () => void {
+export function onTerminationSignal(flush: (signal: TerminationSignal) => Promise<void> | void, options: TerminationOptions = {}): () => void {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const timeoutMs = options.timeoutMs ?? 30_000;
   let flushing = false;
-  const handler = (signal: keyof typeof EXIT_CODES) => {
+  const handler = (signal: TerminationSignal) => {
     const code = EXIT_CODES[signal];
     if (flushing) {
       exit(code);
@@ -29,17 +33,19 @@ export function onTerminationSignal(flush: () => Promise<void>, options: Termina
       options.log?.(`${signal}: flush did not finish within ${timeoutMs} ms; exiting`);
       exit(code);
     }, timeoutMs);
-    flush().then(
-      () => {
-        clearTimeout(timer);
-        exit(code);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        options.log?.(`${signal}: flush failed: ${(error as Error).message}`);
-        exit(code);
-      },
-    );
+    Promise.resolve()
+      .then(() => flush(signal))
+      .then(
+        () => {
+          clearTimeout(timer);
+          exit(code);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          options.log?.(`${signal}: flush failed: ${(error as Error).message}`);
+          exit(code);
+        },
+      );
   };
   const onInt = () => handler('SIGINT');
   const onTerm = () => handler('SIGTERM');

@@ -10,15 +10,15 @@ describe('onTerminationSignal', () => {
     let exited!: (code: number) => void;
     const exitCode = new Promise<number>((resolve) => (exited = resolve));
     const dispose = onTerminationSignal(
-      async () => {
+      async (caught) => {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        events.push('flushed');
+        events.push(`flushed ${caught}`);
       },
       { exit: (c) => { events.push('exit'); exited(c); } },
     );
     process.emit(signal);
     expect(await exitCode).toBe(code);
-    expect(events).toEqual(['flushed', 'exit']);
+    expect(events).toEqual([`flushed ${signal}`, 'exit']);
     dispose();
     expect(process.listenerCount(signal)).toBe(0);
   });

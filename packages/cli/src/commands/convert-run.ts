@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { parseTempName } from '@virnucpro/atomic-file';
+import { onTerminationSignal } from '@virnucpro/checkpoint';
 import type { ConvertedModel } from '@virnucpro/ops';
 import { UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
 
 /** What a model converter reports about the artifact it wrote (of @virnucpro/ops' ConvertedModel). */
 type ConvertedCounts = Pick<ConvertedModel, 'tensors' | 'parameters'>;
@@ -37,15 +38,12 @@ export async function runConvert(options: ConvertRunOptions): Promise<ConvertSum
   if (existsSync(dest)) throw new UsageError(`${options.dest}: already exists; remove it or choose a new output folder`);
 
   // The library writers stage into `.<DEST name>.…<pid>…` beside DEST; a signal would otherwise leave it behind.
-  const onSignal = (signal: NodeJS.Signals) => {
+  const stopHandling = onTerminationSignal((signal) => {
     removeStaging(dest);
     // DEST only ever appears by rename, so if it exists now it is complete.
     const state = existsSync(dest) ? `${options.dest} was already complete` : `nothing written at ${options.dest}`;
     options.log?.(`interrupted by ${signal}; ${state}`);
-    process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  });
   const started = performance.now();
   let converted: ConvertedCounts;
   try {
@@ -54,8 +52,7 @@ export async function runConvert(options: ConvertRunOptions): Promise<ConvertSum
     removeStaging(dest);
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopHandling();
   }
   const seconds = (performance.now() - started) / 1000;
   const bytes = readdirSync(dest).reduce((n, f) => n + statSync(join(dest, f)).size, 0);
@@ -67,14 +64,16 @@ export async function runConvert(options: ConvertRunOptions): Promise<ConvertSum
   return summary;
 }
 
-/** Removes this process's staging folders for `dest` (only ours: the name carries our pid). */
+/**
+ * Removes this process's staging folders for `dest`: temporary names of @virnucpro/atomic-file for DEST,
+ * or for a staging folder of DEST (a converter that stages a folder and lets the weights writer stage inside it).
+ */
 function removeStaging(dest: string): void {
   const parent = dirname(dest);
   if (!existsSync(parent)) return;
-  const stem = `${basename(dest)}.`;
-  for (const name of readdirSync(parent)) {
-    // `.DEST.<pid>…` (writeTfjsArtifact), `.DEST.tmp-<pid>` and its nested `..DEST.tmp-<pid>.…` (convertDnabert).
-    const hidden = name.startsWith('.') && name.replace(/^\.+/, '').startsWith(stem);
-    if (hidden && name.includes(String(process.pid))) rmSync(join(parent, name), { recursive: true, force: true });
-  }
+  const stagesDest = (name: string): boolean => {
+    const temp = parseTempName(name);
+    return temp !== null && temp.pid === process.pid && (temp.target === basename(dest) || stagesDest(temp.target));
+  };
+  for (const name of readdirSync(parent)) if (stagesDest(name)) rmSync(join(parent, name), { recursive: true, force: true });
 }

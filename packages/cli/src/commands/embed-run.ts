@@ -1,9 +1,9 @@
 import { writeFileAtomicSync } from '@virnucpro/atomic-file';
+import { onTerminationSignal, type TerminationSignal } from '@virnucpro/checkpoint';
 import { readFasta } from '@virnucpro/fasta-stream';
 import type { Embedder } from '@virnucpro/ops';
 import { packAsyncIterable, type PackItem } from '@virnucpro/packer';
 import { UsageError } from '../errors.js';
-import { ExitCode } from '../exit-codes.js';
 import type { ComputeDescription, CudaDeviceSummary } from '../pipeline/compute-backend.js';
 import { embedSplittingOnOom } from '../pipeline/oom-split.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
@@ -64,12 +64,21 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   let spent = 0;
   let oomSplits = 0;
   const started = performance.now();
-  let interrupted: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
+  // SIGINT/SIGTERM (the one handler, @virnucpro/checkpoint's): the loop stops before its next batch and
+  // removes the partial output; then the handler says so and exits 130 / 143.
+  let interrupted: TerminationSignal | undefined;
+  let outputRemoved!: () => void;
+  const stoppedCleanly = new Promise<void>((resolve) => (outputRemoved = resolve));
+  const stopHandling = onTerminationSignal(async (signal) => {
     interrupted = signal;
+    await stoppedCleanly;
+    options.log?.(`interrupted by ${signal}; no output written`);
+  });
+  const stopForSignal = async (): Promise<never> => {
+    await writer.abort();
+    outputRemoved();
+    return new Promise<never>(() => undefined); // the signal handler exits
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
 
   async function* items(): AsyncGenerator<PackItem<Protein>> {
     let index = 0;
@@ -107,19 +116,15 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
         pending.delete(next++);
       }
     }
-    if (interrupted) {
-      await writer.abort();
-      options.log?.(`interrupted by ${interrupted}; no output written`);
-      process.exit(interrupted === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
-    }
+    if (interrupted) await stopForSignal();
     if (pending.size) throw new Error(`internal: ${pending.size} embeddings never reached their turn`);
     await writer.finish({ ...options.metadata, ids: JSON.stringify(ids) });
   } catch (error) {
+    if (interrupted) await stopForSignal();
     await writer.abort();
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopHandling();
   }
   const seconds = (performance.now() - started) / 1000;
   const summary: EmbedSummary = {

@@ -1,29 +1,31 @@
-import { ExitCode } from '../exit-codes.js';
-
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated };
+import { onTerminationSignal } from '@virnucpro/checkpoint';
 
 /**
- * Runs `body` with an AbortSignal that SIGINT/SIGTERM abort. The body is expected to stop at its next
- * step and remove anything half-written; then this prints one line and sets exit code 130 / 143 instead
- * of reporting the abort as an error. Any other failure propagates unchanged.
+ * Runs `body` with an AbortSignal that SIGINT/SIGTERM abort (through the one signal handler,
+ * @virnucpro/checkpoint's onTerminationSignal). The body is expected to stop at its next step and remove
+ * anything half-written; then one line is printed and the process exits 130 / 143 instead of reporting the
+ * abort as an error. Any other failure propagates unchanged.
  */
 export async function interruptibly(body: (signal: AbortSignal) => Promise<void>): Promise<void> {
   const controller = new AbortController();
-  let caught: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    caught = signal;
+  let running: Promise<void> = Promise.resolve();
+  const stopHandling = onTerminationSignal(async (signal) => {
     controller.abort(new Error(`interrupted by ${signal}; no output written`));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+    // A body past its last check finishes its output; anything else removes what it half-wrote.
+    const completed = await running.then(
+      () => true,
+      () => false,
+    );
+    console.error(`virnucpro: interrupted by ${signal}; ${completed ? 'the output was already complete' : 'no output written'}`);
+  });
   try {
-    await body(controller.signal);
+    running = body(controller.signal);
+    await running;
   } catch (error) {
-    if (!caught) throw error;
-    console.error(`virnucpro: interrupted by ${caught}; no output written`);
-    process.exitCode = SIGNAL_EXIT[caught];
+    if (!controller.signal.aborted) throw error;
+    // The signal handler reports the interruption and exits 130 / 143.
+    await new Promise<never>(() => undefined);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopHandling();
   }
 }
