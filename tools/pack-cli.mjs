@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// Packs the `virnucpro` command as one self-contained npm package, `virnucpro-<version>.tgz`, that installs on a
+// machine without the repository and without registry access:
+//   node tools/pack-cli.mjs [--out DIR]        (from the repo root; no build needed: bundles the TypeScript sources)
+//   npm install -g ./virnucpro-<version>.tgz   (add --prefix DIR to install without root; the command is DIR/bin/virnucpro)
+// Inside: the CLI bundled with esbuild (all @virnucpro packages, tfjs, rxjs… in dist/), the runtime's worker entry,
+// tfjs' wasm binaries, and the few dependencies that cannot be bundled, shipped in the tarball (bundleDependencies):
+// yargs (its CommonJS build is loaded through createRequire) and koffi (the cuda backend's FFI; linux-x64 addon).
+// Not included: the optional `webgpu` and `@tensorflow/tfjs-node*` backends (install them beside it to use them).
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outIndex = process.argv.indexOf('--out');
+const outDir = resolve(outIndex > 0 ? process.argv[outIndex + 1] : process.cwd());
+const cli = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8'));
+const staging = mkdtempSync(join(tmpdir(), 'virnucpro-pack-'));
+const stage = join(staging, 'virnucpro');
+mkdirSync(join(stage, 'bin'), { recursive: true });
+
+// Kept out of the bundle: loaded through createRequire (yargs, koffi) or optional native backends.
+const shipped = ['yargs', 'koffi'];
+const external = [...shipped, 'webgpu', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'];
+
+// One esbuild call with code splitting: the CLI and the features worker (loaded by path, as
+// `new URL('./features-worker.js', import.meta.url)`) share tfjs and our packages as chunks in dist/.
+await build({
+  entryPoints: {
+    virnucpro: join(root, 'packages/cli/src/main.ts'),
+    'features-worker': join(root, 'packages/cli/src/pipeline/features-worker.ts'),
+    ops: join(root, 'packages/ops/src/index.ts'),
+  },
+  outdir: join(stage, 'dist'),
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  conditions: ['@virnucpro/source'],
+  external,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  ignoreAnnotations: true,
+  logLevel: 'warning',
+  // Bundled CommonJS code (tfjs) expects require, __filename and __dirname.
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path'; const require = __cr(import.meta.url); globalThis.__filename ??= __fu(import.meta.url); globalThis.__dirname ??= __dn(globalThis.__filename);",
+  },
+});
+
+// The runtime finds its worker entry at ../worker/worker-entry.mjs from its code (now in dist/).
+mkdirSync(join(stage, 'worker'));
+cpSync(join(root, 'packages/runtime/worker/worker-entry.mjs'), join(stage, 'worker/worker-entry.mjs'));
+mkdirSync(join(stage, 'wasm'));
+const wasmDist = join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist');
+for (const f of readdirSync(wasmDist)) if (f.endsWith('.wasm')) cpSync(join(wasmDist, f), join(stage, 'wasm', f));
+
+writeFileSync(
+  join(stage, 'bin/virnucpro.js'),
+  `#!/usr/bin/env node
+// The installed command: the bundled CLI in ../dist, tfjs' wasm binaries in ../wasm.
+import { fileURLToPath } from 'node:url';
+process.env.VIRNUCPRO_TFJS_WASM_DIR ??= fileURLToPath(new URL('../wasm/', import.meta.url));
+const { main } = await import('../dist/virnucpro.js');
+await main(process.argv.slice(2));
+`,
+  { mode: 0o755 },
+);
+
+// The shipped dependencies and everything they need, copied from the repository's node_modules.
+const versions = {};
+const copyPackage = (name) => {
+  const target = join(stage, 'node_modules', name);
+  if (existsSync(target)) return;
+  const source = join(root, 'node_modules', name);
+  const pkg = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
+  cpSync(source, target, { recursive: true, dereference: true });
+  versions[name] = pkg.version;
+  for (const dep of Object.keys(pkg.dependencies ?? {})) copyPackage(dep);
+};
+for (const name of shipped) copyPackage(name);
+// koffi's native addon comes from one optional package per platform; ship linux-x64's (the platform of the
+// cuda backend) and declare only that one, so installing never looks for the others.
+copyPackage('@koromix/koffi-linux-x64');
+const koffiJson = join(stage, 'node_modules/koffi/package.json');
+const koffi = JSON.parse(readFileSync(koffiJson, 'utf8'));
+koffi.optionalDependencies = { '@koromix/koffi-linux-x64': versions['@koromix/koffi-linux-x64'] };
+writeFileSync(koffiJson, JSON.stringify(koffi, null, 2) + '\n');
+
+// `--backend auto` with worker processes asks a child process for initBackend('auto') of @virnucpro/ops, found
+// by name: a stub package that re-exports the bundled ops entry answers it.
+const opsStub = join(stage, 'node_modules/@virnucpro/ops');
+mkdirSync(opsStub, { recursive: true });
+versions['@virnucpro/ops'] = cli.version;
+writeFileSync(join(opsStub, 'package.json'), JSON.stringify({ name: '@virnucpro/ops', version: cli.version, type: 'module', main: 'index.js' }, null, 2) + '\n');
+writeFileSync(join(opsStub, 'index.js'), "export * from '../../../dist/ops.js';\n");
+
+const dependencies = Object.fromEntries([...shipped, '@virnucpro/ops'].map((name) => [name, versions[name]]));
+writeFileSync(
+  join(stage, 'package.json'),
+  JSON.stringify(
+    {
+      name: 'virnucpro',
+      version: cli.version,
+      description: `${cli.description} (self-contained: every @virnucpro package bundled)`,
+      type: 'module',
+      license: cli.license,
+      engines: { node: '>=20' },
+      bin: { virnucpro: 'bin/virnucpro.js' },
+      files: ['bin', 'dist', 'worker', 'wasm', 'README.md'],
+      dependencies,
+      bundleDependencies: Object.keys(dependencies),
+    },
+    null,
+    2,
+  ) + '\n',
+);
+cpSync(join(root, 'packages/cli/README.md'), join(stage, 'README.md'));
+
+mkdirSync(outDir, { recursive: true });
+try {
+  const packed = execFileSync('npm', ['pack', stage, '--pack-destination', outDir, '--silent'], { encoding: 'utf8' }).trim().split('\n').pop();
+  console.log(join(outDir, packed));
+} finally {
+  rmSync(staging, { recursive: true, force: true });
+}
