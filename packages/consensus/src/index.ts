@@ -2,6 +2,7 @@
 export { formatFloat32, type FormatFloat32Options } from './format-float32.js';
 export { float32Bits, float32FromBits } from './float32-bits.js';
 export { MlpClassifier, MLP_TENSOR_NAMES, BATCH_NORM_EPS, type MlpShapes } from './mlp-classifier.js';
+export { ThreadedMlp, type ThreadedMlpOptions } from './threaded-mlp.js';
 export { loadMlp } from './load-mlp.js';
 export { readFeatures, FeatureFileError, type FeatureRows } from './read-features.js';
 export {

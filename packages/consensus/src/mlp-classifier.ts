@@ -1,12 +1,13 @@
 // VirNucPro's MLPClassifier in eval mode: Linear(in→H) → BatchNorm1d(H) (running statistics) → ReLU →
 // (Dropout = identity) → Linear(H→2) → softmax. BatchNorm is folded into a per-unit scale and shift once at
-// load time. Plain typed-array math: the model is ~1.7 M multiply-adds per row, which a blocked JS loop
-// does at a few hundred µs per row on one core — far below the embedding cost that produces each row, and
-// with no backend to initialise. Sums are kept in double precision (PyTorch uses float32; the difference is
+// load time. Plain typed-array math (mlp-forward.ts): the model is ~1.7 M multiply-adds per row, ~1 ms per
+// row on one core — on a GPU that is slower than the embeddings that feed it, so ThreadedMlp spreads rows
+// over worker threads with the same function (same bytes); no backend to initialise. Sums are kept in double precision (PyTorch uses float32; the difference is
 // ~1e-7 on the probabilities, well inside the 1e-5 parity budget).
 
 import type { TensorData } from '@virnucpro/weights';
 import { toFloat32 } from '@virnucpro/weights';
+import { mlpForward, type MlpParts } from './mlp-forward.js';
 
 export interface MlpShapes {
   inputDim: number;
@@ -27,9 +28,6 @@ export const MLP_TENSOR_NAMES = [
 ] as const;
 
 export const BATCH_NORM_EPS = 1e-5;
-
-/** Rows processed together against one weight row (register reuse). */
-const ROW_BLOCK = 4;
 
 export class MlpClassifier implements MlpShapes {
   readonly inputDim: number;
@@ -108,68 +106,27 @@ export class MlpClassifier implements MlpShapes {
     return new MlpClassifier({ w1, scale, shift, w2, b2, shapes: { inputDim, hiddenDim, numClasses } });
   }
 
+  /** The folded weights, for ThreadedMlp's worker threads. */
+  get parts(): MlpParts {
+    const { inputDim, hiddenDim, w1, scale, shift, w2, b2 } = this;
+    return { inputDim, hiddenDim, w1, scale, shift, w2, b2 };
+  }
+
   /**
    * Class probabilities for `rows` feature rows stored row-major in `features` ([rows, inputDim]).
    * Returns [rows, 2] float32: column 0 = score1 (others), column 1 = score2 (virus).
    */
   predict(features: Float32Array, rows = features.length / this.inputDim): Float32Array {
-    const { inputDim: n, hiddenDim: H } = this;
-    if (!Number.isInteger(rows) || features.length < rows * n) {
-      throw new Error(`MLP input has ${features.length} values, expected a multiple of the input size ${n}`);
-    }
-    const out = new Float32Array(rows * 2);
-    const hidden = new Float64Array(ROW_BLOCK * H);
-    const { w1, scale, shift, w2, b2 } = this;
-    for (let r0 = 0; r0 < rows; r0 += ROW_BLOCK) {
-      const count = Math.min(ROW_BLOCK, rows - r0);
-      const o0 = r0 * n;
-      const o1 = (r0 + Math.min(1, count - 1)) * n; // repeat the last row when the block is short
-      const o2 = (r0 + Math.min(2, count - 1)) * n;
-      const o3 = (r0 + Math.min(3, count - 1)) * n;
-      for (let h = 0; h < H; h++) {
-        const wo = h * n;
-        let a0 = 0;
-        let a1 = 0;
-        let a2 = 0;
-        let a3 = 0;
-        for (let k = 0; k < n; k++) {
-          const w = w1[wo + k];
-          a0 += features[o0 + k] * w;
-          a1 += features[o1 + k] * w;
-          a2 += features[o2 + k] * w;
-          a3 += features[o3 + k] * w;
-        }
-        const s = scale[h];
-        const t = shift[h];
-        hidden[h] = relu(a0 * s + t);
-        hidden[H + h] = relu(a1 * s + t);
-        hidden[2 * H + h] = relu(a2 * s + t);
-        hidden[3 * H + h] = relu(a3 * s + t);
-      }
-      for (let i = 0; i < count; i++) {
-        let z0 = b2[0];
-        let z1 = b2[1];
-        const ho = i * H;
-        for (let h = 0; h < H; h++) {
-          const v = hidden[ho + h];
-          z0 += v * w2[h];
-          z1 += v * w2[H + h];
-        }
-        // softmax over two logits, stable form
-        const m = z0 > z1 ? z0 : z1;
-        const e0 = Math.exp(z0 - m);
-        const e1 = Math.exp(z1 - m);
-        const sum = e0 + e1;
-        out[(r0 + i) * 2] = e0 / sum;
-        out[(r0 + i) * 2 + 1] = e1 / sum;
-      }
-    }
-    return out;
+    checkRows(features, rows, this.inputDim);
+    return mlpForward(this.parts, features, rows);
   }
 }
 
-function relu(x: number): number {
-  return x > 0 ? x : 0;
+/** Throws unless `features` holds `rows` whole rows of `inputDim` values. */
+export function checkRows(features: Float32Array, rows: number, inputDim: number): void {
+  if (!Number.isInteger(rows) || features.length < rows * inputDim) {
+    throw new Error(`MLP input has ${features.length} values, expected a multiple of the input size ${inputDim}`);
+  }
 }
 
 function findPrefix(tensors: Map<string, TensorData>, source: string): string {

@@ -1,11 +1,11 @@
 // Throughput of the classify step's parts: numpy-style float32 printing, the MLP forward, the streaming
 // writer. Bundle with tools/bench/consensus/bundle.sh, then
-//   node /tmp/consensus-bench/bench-consensus.mjs [--rows 20000] [--frames 1000000] [--tfjs wasm|cpu|tensorflow]
+//   node /tmp/consensus-bench/bench-consensus.mjs [--rows 20000] [--frames 1000000] [--threads 2,4,8] [--tfjs wasm|cpu|tensorflow]
 // Prints one JSON object per measurement.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatFloat32, MlpClassifier, PredictionWriter } from '@virnucpro/consensus';
+import { formatFloat32, MlpClassifier, PredictionWriter, ThreadedMlp } from '@virnucpro/consensus';
 import type { TensorData } from '@virnucpro/weights';
 
 const args = process.argv.slice(2);
@@ -68,6 +68,21 @@ const features = tensor([mlpRows, inDim], 1).data as Float32Array;
   for (let r = 0; r < mlpRows; r += 256) mlp.predict(features.subarray(r * inDim, Math.min(mlpRows, r + 256) * inDim));
   const s = (performance.now() - t0) / 1000;
   report({ bench: 'mlp', name: 'MlpClassifier.predict (JS, 4-row blocks)', rows: mlpRows, rowsPerSecond: Math.round(mlpRows / s), usPerRow: Math.round((s * 1e6) / mlpRows) });
+}
+for (const threads of (arg('threads', '2,4,8') || '').split(',').filter(Boolean).map(Number)) {
+  // The same rows on worker threads (what predict uses), 256-row calls as predict makes them, two in flight.
+  const pool = ThreadedMlp.start(mlp, { threads });
+  const t0 = performance.now();
+  let previous: Promise<unknown> = Promise.resolve();
+  for (let r = 0; r < mlpRows; r += 256) {
+    const current = pool.predict(features.subarray(r * inDim, Math.min(mlpRows, r + 256) * inDim));
+    await previous;
+    previous = current;
+  }
+  await previous;
+  const s = (performance.now() - t0) / 1000;
+  await pool.close();
+  report({ bench: 'mlp', name: `ThreadedMlp.predict (${threads} threads, 256-row calls)`, rows: mlpRows, rowsPerSecond: Math.round(mlpRows / s), usPerRow: Math.round((s * 1e6) / mlpRows) });
 }
 {
   // Naive one-row-at-a-time loop, same maths: what the blocking buys.

@@ -1,0 +1,76 @@
+// The MLP's arithmetic as ONE self-contained function, so the same code runs on the calling thread
+// (MlpClassifier.predict) and in worker threads (ThreadedMlp), which receive it as source text: no
+// worker file to locate next to sources, builds or bundles. It must therefore reference nothing outside
+// its own body (no imports, no module constants).
+
+/** The folded weights: hidden = relu((x·w1ᵀ)·scale + shift); logits = hidden·w2ᵀ + b2. */
+export interface MlpParts {
+  inputDim: number;
+  hiddenDim: number;
+  w1: Float32Array; // [H, in]
+  scale: Float64Array; // BatchNorm folded: (x·w1 + b1 − mean)·γ/√(var+eps) + β = x·w1·scale + shift
+  shift: Float64Array;
+  w2: Float32Array; // [2, H]
+  b2: Float32Array;
+}
+
+/**
+ * Class probabilities [rows, 2] (others, virus) of `rows` feature rows stored row-major in `features`.
+ * Sums in double precision, four rows per pass over a weight row (register reuse); each row's result
+ * depends on that row only, so any split of the rows gives the same bytes.
+ */
+export function mlpForward(parts: MlpParts, features: Float32Array, rows: number): Float32Array {
+  const ROW_BLOCK = 4;
+  const { inputDim: n, hiddenDim: H, w1, scale, shift, w2, b2 } = parts;
+  const out = new Float32Array(rows * 2);
+  const hidden = new Float64Array(ROW_BLOCK * H);
+  for (let r0 = 0; r0 < rows; r0 += ROW_BLOCK) {
+    const count = Math.min(ROW_BLOCK, rows - r0);
+    const o0 = r0 * n;
+    const o1 = (r0 + Math.min(1, count - 1)) * n; // repeat the last row when the block is short
+    const o2 = (r0 + Math.min(2, count - 1)) * n;
+    const o3 = (r0 + Math.min(3, count - 1)) * n;
+    for (let h = 0; h < H; h++) {
+      const wo = h * n;
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let k = 0; k < n; k++) {
+        const w = w1[wo + k];
+        a0 += features[o0 + k] * w;
+        a1 += features[o1 + k] * w;
+        a2 += features[o2 + k] * w;
+        a3 += features[o3 + k] * w;
+      }
+      const s = scale[h];
+      const t = shift[h];
+      const v0 = a0 * s + t;
+      const v1 = a1 * s + t;
+      const v2 = a2 * s + t;
+      const v3 = a3 * s + t;
+      hidden[h] = v0 > 0 ? v0 : 0;
+      hidden[H + h] = v1 > 0 ? v1 : 0;
+      hidden[2 * H + h] = v2 > 0 ? v2 : 0;
+      hidden[3 * H + h] = v3 > 0 ? v3 : 0;
+    }
+    for (let i = 0; i < count; i++) {
+      let z0 = b2[0];
+      let z1 = b2[1];
+      const ho = i * H;
+      for (let h = 0; h < H; h++) {
+        const v = hidden[ho + h];
+        z0 += v * w2[h];
+        z1 += v * w2[H + h];
+      }
+      // softmax over two logits, stable form
+      const m = z0 > z1 ? z0 : z1;
+      const e0 = Math.exp(z0 - m);
+      const e1 = Math.exp(z1 - m);
+      const sum = e0 + e1;
+      out[(r0 + i) * 2] = e0 / sum;
+      out[(r0 + i) * 2 + 1] = e1 / sum;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+// The MLP over several worker threads. On a GPU the classifier (~1 ms per row on one core in JS) is slower
+// than the embeddings that feed it: a million frames would spend ~20 minutes in it on the main thread. Rows
+// are independent, so contiguous slices go to threads running the very function MlpClassifier uses
+// (mlpForward, shipped as source text) and the probabilities are the same bytes as a single-thread run.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { checkRows, type MlpClassifier } from './mlp-classifier.js';
+import { mlpForward, type MlpParts } from './mlp-forward.js';
+
+export interface ThreadedMlpOptions {
+  /** Worker threads (default: the cores less one, at most 8; 0 computes on the calling thread). */
+  threads?: number;
+  /** Fewer rows than this per thread are not worth a message: they run on fewer threads (default 16). */
+  minRowsPerThread?: number;
+}
+
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const mlpForward = ${mlpForward.toString()};
+parentPort.on('message', ({ id, features, rows }) => {
+  const out = mlpForward(workerData, features, rows);
+  parentPort.postMessage({ id, out }, [out.buffer]);
+});
+`;
+
+export class ThreadedMlp {
+  readonly inputDim: number;
+  private readonly workers: Worker[];
+  private readonly pending = new Map<number, { resolve: (out: Float32Array) => void; reject: (err: Error) => void }>();
+  private nextId = 0;
+  /** Requests in flight per thread. */
+  private readonly busy: number[];
+
+  private constructor(private readonly parts: MlpParts, threads: number, private readonly minRowsPerThread: number) {
+    this.inputDim = parts.inputDim;
+    this.busy = new Array<number>(threads).fill(0);
+    this.workers = Array.from({ length: threads }, (_, index) => {
+      // execArgv: [] — the source is CommonJS; a parent started with e.g. --input-type=module must not change that.
+      const worker = new Worker(workerSource, { eval: true, workerData: parts, execArgv: [] });
+      worker.on('message', ({ id, out }: { id: number; out: Float32Array }) => {
+        this.pending.get(id)?.resolve(out);
+        this.pending.delete(id);
+        if (--this.busy[index] === 0) worker.unref();
+      });
+      worker.on('error', (err) => this.failAll(err));
+      // Idle threads must not keep the process alive; busy ones must (someone awaits their rows).
+      worker.unref();
+      return worker;
+    });
+  }
+
+  static start(mlp: MlpClassifier, options: ThreadedMlpOptions = {}): ThreadedMlp {
+    const threads = options.threads ?? Math.min(8, Math.max(1, availableParallelism() - 1));
+    return new ThreadedMlp(mlp.parts, threads, options.minRowsPerThread ?? 16);
+  }
+
+  get threads(): number {
+    return this.workers.length;
+  }
+
+  /** Same contract and bytes as MlpClassifier.predict, computed on the threads. */
+  async predict(features: Float32Array, rows = features.length / this.inputDim): Promise<Float32Array> {
+    checkRows(features, rows, this.inputDim);
+    const used = Math.min(this.workers.length, Math.floor(rows / this.minRowsPerThread));
+    if (used <= 1) return mlpForward(this.parts, features, rows);
+    const per = Math.ceil(rows / used);
+    const parts: Promise<Float32Array>[] = [];
+    for (let t = 0, start = 0; start < rows; t++, start += per) {
+      const count = Math.min(per, rows - start);
+      // A copy of the slice: transferred, so the caller's buffer stays usable.
+      const slice = features.slice(start * this.inputDim, (start + count) * this.inputDim);
+      parts.push(this.run(t, slice, count));
+    }
+    const out = new Float32Array(rows * 2);
+    let offset = 0;
+    for (const part of await Promise.all(parts)) {
+      out.set(part, offset);
+      offset += part.length;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private run(index: number, features: Float32Array, rows: number): Promise<Float32Array> {
+    const id = this.nextId++;
+    const worker = this.workers[index];
+    if (this.busy[index]++ === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, features, rows }, [features.buffer as ArrayBuffer]);
+    });
+  }
+
+  private failAll(err: Error): void {
+    for (const { reject } of this.pending.values()) reject(err);
+    this.pending.clear();
+  }
+}
