@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { AtomicFile, removeStaleTempFiles } from '@virnucpro/atomic-file';
-import { loadMlp, PredictionWriter, StagedFile } from '@virnucpro/consensus';
+import { loadMlp, PredictionWriter, StagedFile, ThreadedMlp } from '@virnucpro/consensus';
 import { BpeTokenizer } from '@virnucpro/dnabert';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
 import { resolveAutoBackend, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
@@ -122,6 +122,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     if (checkpointDir && checkpointDir.stored() === 0) await rm(join(options.outDir, CHECKPOINT_DIR), { recursive: true, force: true });
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
   };
+  const threadedMlp = ThreadedMlp.start(mlp);
   try {
     if (mlp.inputDim !== pool.pool.dim) {
       throw new UsageError(
@@ -198,11 +199,21 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const dim = pool.pool.dim;
     let ids: string[] = [];
     let rows = new Float32Array(MLP_BATCH * dim);
+    // The MLP runs on worker threads (same bytes as one thread), one batch at a time while the next one
+    // fills: at ~1 ms per row on one core it would otherwise hold the GPU back.
+    let classifying: Promise<void> = Promise.resolve();
     const classify = async () => {
       if (ids.length === 0) return;
-      const probabilities = mlp.predict(rows.subarray(0, ids.length * dim), ids.length);
-      await activeWriter.writeBatch(ids, probabilities);
+      const batchIds = ids;
+      const probabilities = threadedMlp.predict(rows.subarray(0, ids.length * dim), ids.length);
+      const previous = classifying;
+      classifying = (async () => {
+        const p = await probabilities;
+        await previous;
+        await activeWriter.writeBatch(batchIds, p);
+      })();
       ids = [];
+      await previous;
     };
     for await (const result of run) {
       rows.set(result.vector, ids.length * dim);
@@ -217,6 +228,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       }
     }
     await classify();
+    await classifying;
     progress.finish();
     summary.endStage('embed+classify');
 
@@ -265,6 +277,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     throw err;
   } finally {
     await pool.pool.close().catch(() => undefined);
+    await threadedMlp.close();
   }
 }
 
