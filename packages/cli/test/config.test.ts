@@ -63,6 +63,20 @@ describe('predict options: clear errors', () => {
     expect(() => resolvePredictOptions({ 'out-dir': 'o' }, {})).toThrow(/no input/);
     expect(() => resolvePredictOptions({ input: 'a.fa' }, {})).toThrow(/--out-dir/);
   });
+  it("reads input: - as standard input (unquoted or quoted), not as a file named '-' beside the config", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-stdin-'));
+    for (const [name, line] of [['bare', 'input: -'], ['comment', 'input:   -   # a pipe'], ['quoted', 'input: "-"']]) {
+      const path = join(dir, `${name}.yaml`);
+      writeFileSync(path, `${line}\nworkers: 1\n`);
+      const config = loadConfigFile(path);
+      expect(config.get('input')?.value, name).toBe('-');
+      expect(config.get('workers')?.where).toBe(`${path} line 2 (workers)`);
+    }
+    // Other values stay YAML: a list is still a type error, not a path.
+    const list = join(dir, 'list.yaml');
+    writeFileSync(list, 'input:\n  - a.fa\n');
+    expect(() => loadConfigFile(list)).toThrow(/list.yaml line 1 \(input\)/);
+  });
   it('names file and line for unknown keys, bad values and YAML syntax', () => {
     const unknown = writeConfig('u.yaml', '# comment\nbackend: cpu\ntoken-budjet: 10\n');
     expect(() => loadConfigFile(unknown)).toThrow(new RegExp(`u.yaml line 3: unknown option 'token-budjet'`));

@@ -47,6 +47,17 @@ describe('virnucpro predict - (standard input)', () => {
     expect(readdirSync(spool)).toEqual([]);
   });
 
+  it('input: - in a YAML config (written as a user writes it, unquoted) reads the pipe too', () => {
+    const out = join(tmp, 'out-config');
+    const config = join(tmp, 'run.yaml');
+    writeFileSync(config, `input: -   # standard input\nout-dir: ${out}\n`);
+    const r = piped(`gzip -c ${q(input)}`, ['predict', '--config', config, ...common], tmp);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expectSameResults(out, reference);
+    expect(JSON.parse(readFileSync(join(out, 'run_summary.json'), 'utf8')).input).toBe('-');
+  });
+
   it('refuses what is not DNA on standard input, naming it', () => {
     const out = join(tmp, 'out-protein');
     const r = piped(`printf '>p\\nMKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEK\\n'`, ['predict', '-', ...common, '--out-dir', out], tmp);

@@ -24,7 +24,7 @@ export function loadConfigFile(path: string): Map<string, ConfigValue> {
     throw new UsageError(`cannot read config file ${path}: ${(err as Error).message}`);
   }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(quoteStandardInput(text), { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {
     const e = doc.errors[0];
     const line = lineCounter.linePos(e.pos[0]).line;
@@ -49,8 +49,19 @@ export function loadConfigFile(path: string): Map<string, ConfigValue> {
     if (raw === null || raw === undefined) continue; // `key:` with no value = use the default
     const where = `${path} line ${line} (${spec.key})`;
     let value = coerceOption(spec, raw, where);
-    if (spec.kind === 'path') value = resolve(dirname(resolve(path)), value as string);
+    if (spec.kind === 'path' && !(spec.key === 'input' && value === STANDARD_INPUT)) value = resolve(dirname(resolve(path)), value as string);
     result.set(spec.key, { value, where });
   }
   return result;
+}
+
+/** `input: -` names standard input, as `predict -` does; never a file called `-` beside the config. */
+const STANDARD_INPUT = '-';
+
+/**
+ * `input: -` as a user writes it is not valid YAML (a bare `-` after a key starts a list): read it as the
+ * string "-". Only that exact line changes (any indentation, an optional comment), so line numbers stay.
+ */
+function quoteStandardInput(text: string): string {
+  return text.replace(/^(\s*input\s*:\s*)-(\s*(?:#.*)?)$/m, '$1"-"$2');
 }

@@ -24,7 +24,7 @@ export interface OptionSpec {
 }
 
 export const PREDICT_OPTIONS: readonly OptionSpec[] = [
-  { key: 'input', kind: 'path', description: 'input DNA FASTA file (plain or .gz); may be given as the positional argument instead' },
+  { key: 'input', kind: 'path', description: 'input DNA FASTA file (plain or .gz; - for standard input); may be given as the positional argument instead' },
   { key: 'out-dir', kind: 'path', description: 'output folder (created; refused if it holds results unless --force or --resume)' },
   { key: 'model-type', kind: 'choice', choices: [300, 500], default: 500, description: 'which VirNucPro MLP to use; also sets --length and picks model files from --models-dir' },
   { key: 'length', kind: 'choice', choices: [300, 500], description: 'chunk length in bp (default: the --model-type)' },
