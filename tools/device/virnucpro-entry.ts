@@ -1,5 +1,6 @@
 // Entry for a bundled `virnucpro` on the GPU machine (no node_modules there); same as bin/virnucpro.js.
-// In-process runs only (--workers 0): worker processes need the package layout of packages/runtime.
+// Every mode needs the layout of a worker (the default runs the models in a worker thread): bundle
+// packages/cli/src/pipeline/features-worker.ts too and see run-predict-bench.sh for the two files to place.
 import { main } from '@virnucpro/cli';
 
 await main(process.argv.slice(2));
