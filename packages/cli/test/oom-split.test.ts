@@ -83,15 +83,16 @@ describe('features model: out of GPU memory', () => {
     const vectors = await model.embed(frames);
     expect(vectors.map((v) => Array.from(v))).toEqual(frames.map((f) => [...expectedVector(f.nucleotide, 3), ...expectedVector(f.protein, 2)]));
     // 21 → 11 + 10 → (6 + 5) + (5 + 5): 3 splits for DNABERT-S; ESM-2 splits further: 6 → 3 + 3 (4 in all)
-    expect(model.counters()).toEqual({ oomSplits: 3 + 4, fp32Recomputes: 0 });
+    expect(model.counters()).toEqual({ oomSplits: 3 + 4, fp32Recomputes: 0, esmTokens: 0, dnabertTokens: 0 });
     expect(model.describe()).toEqual(compute);
   });
 
-  it("reports the ESM-2 embedder's fp32 recomputes next to the splits", async () => {
-    const esm = { ...fakeEmbedder(2, 100), counters: () => ({ fp32Recomputes: 2 }) };
-    const model = featuresModel(fakeEmbedder(3, 100), esm, compute);
+  it("reports the embedders' fp32 recomputes and token counts next to the splits", async () => {
+    const esm = { ...fakeEmbedder(2, 100), counters: () => ({ fp32Recomputes: 2, tokens: 40 }) };
+    const dnabert = { ...fakeEmbedder(3, 100), counters: () => ({ tokens: 25 }) };
+    const model = featuresModel(dnabert, esm, compute);
     await model.embed(frames.slice(0, 3));
-    expect(model.counters()).toEqual({ oomSplits: 0, fp32Recomputes: 2 });
+    expect(model.counters()).toEqual({ oomSplits: 0, fp32Recomputes: 2, esmTokens: 40, dnabertTokens: 25 });
   });
 
   it('a frame too large for the GPU alone fails the batch with its id', async () => {

@@ -29,13 +29,21 @@ export interface DnabertEmbedder extends Embedder {
 export async function loadDnabertEmbedder(path: string, options: DnabertLoadOptions = {}): Promise<DnabertEmbedder> {
   const backend = tf.getBackend() as BackendName;
   const { model, tokenizer, config } = await loadDnabert(path);
+  let tokens = 0;
   return {
     name: options.name ?? 'DNABERT-S',
     dim: config.hiddenSize,
     config,
     backend,
     tokenCount: (sequence) => tokenizer.tokenCount(sequence),
-    embed: async (sequences) => (sequences.length === 0 ? [] : model.meanEmbeddings(sequences.map((s) => tokenizer.encode(s)))),
+    embed: async (sequences) => {
+      if (sequences.length === 0) return [];
+      const tokenized = sequences.map((s) => tokenizer.encode(s));
+      for (const t of tokenized) tokens += t.length;
+      return model.meanEmbeddings(tokenized);
+    },
+    /** Tokens embedded so far (the tokenizer runs once per sequence: callers need not count again). */
+    counters: () => ({ tokens }),
     dispose: () => model.dispose(),
   };
 }

@@ -61,6 +61,8 @@ describe.each<BackendName>(['cpu', 'wasm'])('DNABERT tiny on %s', (backend) => {
       const means = await embedder.embed(tinyInputs.sequences);
       means.forEach((m, i) => expect(maxAbsDiff(m, f32(`mean.${i}`))).toBeLessThanOrEqual(1e-5));
       expect(await embedder.embed([])).toEqual([]);
+      // the tokens it embedded, counted where it tokenizes (predict's run_summary reads them from here)
+      expect(embedder.counters?.()).toEqual({ tokens: tinyInputs.token_ids.reduce((a, t) => a + t.length, 0) });
     } finally {
       embedder.dispose();
     }

@@ -23,8 +23,8 @@ export interface Esm2Embedder extends Embedder {
   readonly model: Esm2Model;
   readonly config: Esm2Config;
   readonly backend: BackendName;
-  /** Batches recomputed in fp32 because their fp16/bf16 means held a NaN or ±Inf. */
-  counters(): { fp32Recomputes: number };
+  /** Batches recomputed in fp32 because their fp16/bf16 means held a NaN or ±Inf; tokens embedded so far. */
+  counters(): { fp32Recomputes: number; tokens: number };
 }
 
 /**
@@ -52,6 +52,12 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
     },
   );
   const embedTokens = reduced ? retry.embed : (tokens: Int32Array[]) => model.meanEmbeddings(tokens);
+  let tokenTotal = 0;
+  const embed = (sequences: string[]) => {
+    const tokenized = sequences.map(tokenize);
+    for (const t of tokenized) tokenTotal += t.length;
+    return embedTokens(tokenized);
+  };
   return {
     name: checkpoint.config.name,
     dim: checkpoint.config.embedDim,
@@ -59,8 +65,8 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
     config: checkpoint.config,
     backend,
     tokenCount: (sequence: string) => tokenize(sequence).length,
-    embed: (sequences: string[]) => embedTokens(sequences.map(tokenize)),
-    counters: () => ({ fp32Recomputes: retry.recomputed() }),
+    embed,
+    counters: () => ({ fp32Recomputes: retry.recomputed(), tokens: tokenTotal }),
     dispose: () => {
       model.dispose();
       fullPrecisionModel?.dispose();

@@ -26,6 +26,8 @@ describe('esm2Descriptor', () => {
     expect(esm2Descriptor.title(embedder)).toBe(`ESM-2 ${embedder.name}`);
     expect(tf.getBackend()).toBe('cpu');
     const original = await embedder.embed(fixture.sequences);
+    // residues + BOS + EOS of every protein embedded, counted where it tokenizes
+    expect(embedder.counters?.()).toEqual({ fp32Recomputes: 0, tokens: fixture.sequences.reduce((a, s) => a + s.length + 2, 0) });
     embedder.dispose();
 
     const dest = join(dir, 'converted');

@@ -21,6 +21,9 @@ export type FeaturesCounters = {
   oomSplits: number;
   /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf. */
   fp32Recomputes: number;
+  /** Tokens each model embedded (counted where the tokenizers run, in the worker). */
+  dnabertTokens: number;
+  esmTokens: number;
 };
 
 /** The VirNucPro feature model: an Embedder of six-frame items (packed on their ESM-2 tokens). */
@@ -79,7 +82,10 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
       });
     },
     describe: () => ({ ...compute, ...(compute.cuda ? { cuda: { ...compute.cuda } } : {}) }),
-    counters: () => ({ ...counters, fp32Recomputes: esm.counters?.().fp32Recomputes ?? 0 }),
+    counters: () => {
+      const esmCounters = esm.counters?.();
+      return { ...counters, fp32Recomputes: esmCounters?.fp32Recomputes ?? 0, esmTokens: esmCounters?.tokens ?? 0, dnabertTokens: dnabert.counters?.().tokens ?? 0 };
+    },
     dispose() {
       dnabert.dispose();
       esm.dispose();

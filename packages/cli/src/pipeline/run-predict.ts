@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { AtomicFile, removeStaleTempFiles } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, StagedFile, ThreadedMlp } from '@virnucpro/consensus';
-import { BpeTokenizer } from '@virnucpro/dnabert';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
 import { resolveAutoBackend, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
@@ -86,7 +85,6 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const mlp = await loadMlp(models.mlp).catch((err: unknown) => {
     throw new ModelLoadError('MLP', models.mlp, err);
   });
-  const dnabertTokenizer = await BpeTokenizer.fromFile(join(models.dnabert, 'tokenizer.json'));
   let outDirState: { existed: boolean; empty: boolean };
   try {
     outDirState = await assertOutputDirUsable(options.outDir, { resume: options.resume, force: options.force });
@@ -218,9 +216,6 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     for await (const result of run) {
       rows.set(result.vector, ids.length * dim);
       ids.push(result.item.id);
-      const dnabertTokens = dnabertTokenizer.tokenCount(result.item.nucleotide);
-      summary.dnabertTokens += dnabertTokens;
-      summary.esmTokens += esmTokenCount(result.item);
       progress.tick(1, esmTokenCount(result.item));
       if (ids.length === MLP_BATCH) {
         await classify();
@@ -248,6 +243,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.setCompute(computeOf(telemetry, pool.compute));
     summary.oomSplits = telemetry.reduce((sum, t) => sum + oomSplitsOf(t), 0);
     summary.fp32Recomputes = telemetry.reduce((sum, t) => sum + fp32RecomputesOf(t), 0);
+    summary.esmTokens = telemetry.reduce((sum, t) => sum + counterOf(t, 'esmTokens'), 0);
+    summary.dnabertTokens = telemetry.reduce((sum, t) => sum + counterOf(t, 'dnabertTokens'), 0);
     if (pool.pool.devices.some((d) => d.label !== IN_PROCESS_DEVICE.label)) {
       summary.workerStats = telemetry.map((t) => {
         const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;
@@ -336,12 +333,16 @@ function computeOf(telemetry: WorkerTelemetry[], fallback: ComputeDescription): 
   };
 }
 
+function counterOf(t: WorkerTelemetry, name: keyof FeaturesCounters): number {
+  return (t.counters as Partial<FeaturesCounters> | undefined)?.[name] ?? 0;
+}
+
 function oomSplitsOf(t: WorkerTelemetry): number {
-  return (t.counters as Partial<FeaturesCounters> | undefined)?.oomSplits ?? 0;
+  return counterOf(t, 'oomSplits');
 }
 
 function fp32RecomputesOf(t: WorkerTelemetry): number {
-  return (t.counters as Partial<FeaturesCounters> | undefined)?.fp32Recomputes ?? 0;
+  return counterOf(t, 'fp32Recomputes');
 }
 
 /**
