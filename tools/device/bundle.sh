@@ -26,7 +26,7 @@ npx esbuild "$@" --bundle --splitting --platform=node --format=esm --minify-whit
 if grep -q "yargs/yargs" "$out"/*.mjs; then
   for dep in yargs cliui escalade get-caller-file require-directory string-width y18n yargs-parser emoji-regex \
     is-fullwidth-code-point strip-ansi ansi-regex wrap-ansi ansi-styles color-convert color-name; do
-    cp -r "node_modules/$dep" "$out/node_modules/"
+    cp -rL "node_modules/$dep" "$out/node_modules/"
   done
 fi
 du -sh "$out"

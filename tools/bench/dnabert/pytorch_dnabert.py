@@ -58,7 +58,8 @@ class MosaicBert(nn.Module):
         self.d, self.heads = d, heads
         self.register_buffer("slopes", torch.tensor(alibi_slopes(heads)), persistent=False)
 
-    def load_checkpoint(self, state):
+    def checkpoint_names(self):
+        """Our parameter name → the DNABERT-S checkpoint's (save_pretrained of BertModel, no `bert.` prefix)."""
         mine = {"word.weight": "embeddings.word_embeddings.weight", "token_type.weight": "embeddings.token_type_embeddings.weight",
                 "emb_ln.weight": "embeddings.LayerNorm.weight", "emb_ln.bias": "embeddings.LayerNorm.bias"}
         per_layer = {"Wqkv": "attention.self.Wqkv", "out": "attention.output.dense", "attn_ln": "attention.output.LayerNorm",
@@ -66,9 +67,16 @@ class MosaicBert(nn.Module):
         for i in range(len(self.layers)):
             for ours, theirs in per_layer.items():
                 for p in ("weight", "bias"):
-                    if f"encoder.layer.{i}.{theirs}.{p}" in state:
+                    if not (ours == "gated" and p == "bias"):
                         mine[f"layers.{i}.{ours}.{p}"] = f"encoder.layer.{i}.{theirs}.{p}"
-        self.load_state_dict({k: state[v] for k, v in mine.items()}, strict=True)
+        return mine
+
+    def load_checkpoint(self, state):
+        self.load_state_dict({k: state[v] for k, v in self.checkpoint_names().items()}, strict=True)
+
+    def checkpoint_state(self):
+        params = dict(self.named_parameters())
+        return {theirs: params[ours].detach().contiguous() for ours, theirs in self.checkpoint_names().items()}
 
     def forward(self, ids, mask):
         """ids, mask: [B, T] (padded). Returns hidden states [B, T, d] (zeros at padding)."""
@@ -171,16 +179,21 @@ def throughput(token_lengths, budgets, dtype):
     return {"runs": runs, "best": {k: {"tokenBudget": v["tokenBudget"], "tokensPerSecond": v["tokensPerSecond"]} for k, v in best.items()}}
 
 
-p = argparse.ArgumentParser()
-p.add_argument("--check", default=None)
-p.add_argument("--token-lengths", default=None)
-p.add_argument("--token-budgets", default="4096,8192,16384,32768")
-p.add_argument("--dtype", default="float16")
-args = p.parse_args()
-out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
-       "model": "DNABERT-S (MosaicBERT, PyTorch attention path)", "dtype": args.dtype}
-if args.check:
-    out["check"] = check(args.check)
-if args.token_lengths:
-    out.update(throughput(json.load(open(args.token_lengths)), [int(b) for b in args.token_budgets.split(",")], getattr(torch, args.dtype)))
-print(json.dumps(out, indent=1))
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--check", default=None)
+    p.add_argument("--token-lengths", default=None)
+    p.add_argument("--token-budgets", default="4096,8192,16384,32768")
+    p.add_argument("--dtype", default="float16")
+    args = p.parse_args()
+    out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
+           "model": "DNABERT-S (MosaicBERT, PyTorch attention path)", "dtype": args.dtype}
+    if args.check:
+        out["check"] = check(args.check)
+    if args.token_lengths:
+        out.update(throughput(json.load(open(args.token_lengths)), [int(b) for b in args.token_budgets.split(",")], getattr(torch, args.dtype)))
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
