@@ -21,7 +21,7 @@ import { BpeTokenizer, dnabertSConfig, type DnabertConfig } from '@virnucpro/dna
 import '@virnucpro/tfjs-backend-cuda';
 import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
 import { packArray } from '@virnucpro/packer';
-import { checkMeans, PEAK_TENSOR_TFLOPS, profileForward } from '../gpu/model-bench-helpers.js';
+import { checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { randomDna, randomDnabertModel, seededUniform } from './random-dnabert.js';
 
 const { values: args } = parseArgs({
@@ -148,39 +148,8 @@ async function modelSpeed(backend: BackendName) {
     const tokenized = dnaSequences(Number(args.sequences), setLengths, 23 + setIndex).map((s) => tokenizer.encode(s));
     tokenLengths[setLengths.join(',')] = tokenized.map((t) => t.length);
     for (const budget of budgets) {
-      const batches = packArray(tokenized.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
-        b.items.map((item) => item.value),
-      );
-      const warmup = Math.min(Number(args.warmup), batches.length - 1);
-      for (const b of batches.slice(0, warmup)) await model.meanEmbeddings(b);
-      const timed = batches.slice(warmup);
-      const start = performance.now();
-      let tokens = 0;
-      let sequences = 0;
-      let attentionFlop = 0;
-      for (const b of timed) {
-        await model.meanEmbeddings(b);
-        for (const t of b) {
-          tokens += t.length;
-          attentionFlop += 4 * t.length * t.length * d * numLayers; // q·kᵀ and p·v
-        }
-        sequences += b.length;
-      }
-      const seconds = (performance.now() - start) / 1000;
-      const tflops = (2 * matmulParameters * tokens + attentionFlop) / seconds / 1e12;
-      runs.push({
-        basePairs: setLengths,
-        meanTokens: +(tokens / sequences).toFixed(1),
-        tokenBudget: budget,
-        batches: timed.length,
-        sequences,
-        tokens,
-        seconds: +seconds.toFixed(3),
-        tokensPerSecond: Math.round(tokens / seconds),
-        sequencesPerSecond: Math.round(sequences / seconds),
-        tflops: +tflops.toFixed(1),
-        mfu: +(tflops / PEAK_TENSOR_TFLOPS).toFixed(3),
-      });
+      const run = await timePackedBatches(model, tokenized, budget, Number(args.warmup), { matmulParameters, hiddenSize: d, layers: numLayers });
+      runs.push({ basePairs: setLengths, meanTokens: +(run.tokens / run.sequences).toFixed(1), ...run, sequencesPerSecond: Math.round(run.sequences / run.seconds) });
       console.error(JSON.stringify(runs[runs.length - 1]));
     }
   }

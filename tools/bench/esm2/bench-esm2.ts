@@ -17,7 +17,7 @@ import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2C
 import '@virnucpro/tfjs-backend-cuda';
 import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
 import { packArray } from '@virnucpro/packer';
-import { checkMeans, PEAK_TENSOR_TFLOPS, profileForward } from '../gpu/model-bench-helpers.js';
+import { checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
@@ -55,34 +55,8 @@ const runs = [];
 for (const lengths of sets) {
   const tokens = randomProteins(Number(args.sequences), lengths).map((s) => tokenizeProtein(s));
   for (const budget of budgets) {
-    const batches = packArray(tokens.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
-      b.items.map((item) => item.value),
-    );
-    const warmup = Math.min(Number(args.warmup), batches.length - 1);
-    for (const b of batches.slice(0, warmup)) await model.meanEmbeddings(b);
-    const timed = batches.slice(warmup);
-    const start = performance.now();
-    let tokenCount = 0;
-    let attentionFlop = 0;
-    for (const b of timed) {
-      await model.meanEmbeddings(b);
-      for (const t of b) {
-        tokenCount += t.length;
-        attentionFlop += 4 * t.length * t.length * config.embedDim * config.numLayers; // q·kᵀ and p·v
-      }
-    }
-    const seconds = (performance.now() - start) / 1000;
-    const tflops = (2 * parameters * tokenCount + attentionFlop) / seconds / 1e12;
-    runs.push({
-      residues: lengths,
-      tokenBudget: budget,
-      batches: timed.length,
-      tokens: tokenCount,
-      seconds: +seconds.toFixed(3),
-      tokensPerSecond: Math.round(tokenCount / seconds),
-      tflops: +tflops.toFixed(1),
-      mfu: +(tflops / PEAK_TENSOR_TFLOPS).toFixed(3),
-    });
+    const run = await timePackedBatches(model, tokens, budget, Number(args.warmup), { matmulParameters: parameters, hiddenSize: config.embedDim, layers: config.numLayers });
+    runs.push({ residues: lengths, ...run });
     console.error(JSON.stringify(runs[runs.length - 1]));
   }
 }

@@ -2,6 +2,7 @@
 // reduced-precision mean embeddings against an fp32 run's, and the per-kernel profile of one forward pass.
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
+import { packArray } from '@virnucpro/packer';
 
 /** Dense fp16/bf16 tensor-core peak of the GPU, for MFU (H100/H200 SXM: 989.4 TFLOP/s). */
 export const PEAK_TENSOR_TFLOPS = 989.4;
@@ -47,4 +48,44 @@ export async function profileForward(model: MeanEmbedder, batch: Int32Array[], b
   const kernels = active.stopProfile!();
   const gpuMs = kernels.reduce((a, k) => a + k.ms, 0);
   return { sequences: batch.length, tokens: batch.reduce((a, t) => a + t.length, 0), wallMs: +wallMs.toFixed(2), gpuMs: +gpuMs.toFixed(2), kernels };
+}
+
+/** FLOP of one forward over a sequence of `tokens`: 2 per matmul parameter per token, plus q·kᵀ and p·v. */
+export interface FlopModel { matmulParameters: number; hiddenSize: number; layers: number }
+
+/**
+ * Tokens/s and MFU of `model` on `tokenized` packed at `budget` tokens per batch (first-fit decreasing, no
+ * padding): `warmup` batches first (kernel compilation, allocator), then every other batch timed, each awaited.
+ */
+export async function timePackedBatches(model: MeanEmbedder, tokenized: Int32Array[], budget: number, warmup: number, flop: FlopModel) {
+  const batches = packArray(tokenized.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
+    b.items.map((item) => item.value),
+  );
+  const warm = Math.min(warmup, batches.length - 1);
+  for (const b of batches.slice(0, warm)) await model.meanEmbeddings(b);
+  const timed = batches.slice(warm);
+  const start = performance.now();
+  let tokens = 0;
+  let sequences = 0;
+  let attentionFlop = 0;
+  for (const b of timed) {
+    await model.meanEmbeddings(b);
+    for (const t of b) {
+      tokens += t.length;
+      attentionFlop += 4 * t.length * t.length * flop.hiddenSize * flop.layers; // q·kᵀ and p·v
+    }
+    sequences += b.length;
+  }
+  const seconds = (performance.now() - start) / 1000;
+  const tflops = (2 * flop.matmulParameters * tokens + attentionFlop) / seconds / 1e12;
+  return {
+    tokenBudget: budget,
+    batches: timed.length,
+    sequences,
+    tokens,
+    seconds: +seconds.toFixed(3),
+    tokensPerSecond: Math.round(tokens / seconds),
+    tflops: +tflops.toFixed(1),
+    mfu: +(tflops / PEAK_TENSOR_TFLOPS).toFixed(3),
+  };
 }
