@@ -305,8 +305,14 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
     return n;
   });
+  // Refused before any GPU is looked for: the same answer on a machine with or without one.
+  const twice = devices.find((n, i) => devices.indexOf(n) !== i);
+  if (twice !== undefined) throw new UsageError(`--devices: GPU ${twice} is listed twice (one worker per GPU; --workers N runs N on each)`);
   // `auto` for worker processes: decided without starting a GPU backend here (runtime's resolveAutoBackend).
   const backend = options.backend === 'auto' ? await resolveAutoBackend() : options.backend;
+  if (devices.length > 0 && (backend === 'cpu' || backend === 'wasm')) {
+    throw new UsageError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers N for N worker processes)`);
+  }
   const precision = resolvePrecision(backend, options.precision, options.backend === 'auto' && backend !== 'cuda' ? AUTO_NOTE : '');
   const pool = await startPool<FrameItem>({
     model,
