@@ -24,6 +24,7 @@ import { describeModel } from './model-identity.js';
 import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
 import { selectShard } from '../sharding/shard-plan.js';
 import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-file.js';
+import { workerEventWarning } from '../progress/worker-events.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
 import { shardSummary } from '../sharding/shard-summary.js';
 
@@ -184,6 +185,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     // Every batch the pool embeds counts towards the packing efficiency.
     pool.pool.events$.subscribe((event) => {
       if (event.type === 'batch') summary.addBatch(event.tokens);
+      // A worker process that died (its GPU failed, it was killed, it hung): said as it happens.
+      const warning = workerEventWarning(event);
+      if (warning) reporter.log(`virnucpro: warning: ${warning}`);
     });
     const run = runEmbedding<FrameItem>({
       items: frames,
