@@ -61,6 +61,8 @@ interface Job<I> {
   items: PackItem<I>[];
   tokens: number;
   failures: number;
+  /** Slots on which this batch (or the batch it was split from) failed: it goes elsewhere while it can. */
+  failedOn: Set<number>;
   done(result: { items: PackItem<I>[]; vectors: Float32Array[]; worker: number }): void;
   fail(error: Error): void;
 }
@@ -215,8 +217,18 @@ class Pool<I> implements WorkerPool<I> {
     failures: number,
     done: Job<I>['done'],
     fail: Job<I>['fail'],
+    failedOn = new Set<number>(),
   ): Job<I> {
-    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, done, fail };
+    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, failedOn, done, fail };
+  }
+
+  /**
+   * A batch that failed on a slot is not given to that slot again while another live slot has not failed it:
+   * a GPU that fails every batch would otherwise fail the same batch twice, and the batch would be split and
+   * finally a healthy frame reported as the one that breaks it.
+   */
+  private mayRun(job: Job<I>, slot: WorkerSlot): boolean {
+    return !job.failedOn.has(slot.index) || this.slots.every((s) => s.state === 'retired' || job.failedOn.has(s.index));
   }
 
   private slotLoad(slot: WorkerSlot): number {
@@ -229,18 +241,21 @@ class Pool<I> implements WorkerPool<I> {
   private pump(): void {
     if (this.fatal || this.closing) return;
     while (this.queue.length > 0) {
+      // Slots with room, least loaded first; each takes the first queued batch it may run.
+      const open = this.slots
+        .filter((slot) => slot.state === 'ready' && this.slotLoad(slot) < this.k)
+        .sort((a, b) => this.slotLoad(a) - this.slotLoad(b));
       let best: WorkerSlot | null = null;
-      let bestLoad = Infinity;
-      for (const slot of this.slots) {
-        if (slot.state !== 'ready') continue;
-        const load = this.slotLoad(slot);
-        if (load < this.k && load < bestLoad) {
+      let at = -1;
+      for (const slot of open) {
+        at = this.queue.findIndex((job) => this.mayRun(job, slot));
+        if (at >= 0) {
           best = slot;
-          bestLoad = load;
+          break;
         }
       }
       if (!best) break;
-      const job = this.queue.shift()!;
+      const [job] = this.queue.splice(at, 1);
       const batchId = this.nextBatchId++;
       this.inFlight.set(batchId, { slot: best, job });
       best.send({ type: 'embed', batchId, items: job.items.map((item) => item.value) });
@@ -292,6 +307,7 @@ class Pool<I> implements WorkerPool<I> {
   /** Retry a failed batch; after maxBatchAttempts split it in halves until the poison item is alone. */
   private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string): void {
     job.failures++;
+    job.failedOn.add(slot.index);
     const willSplit = job.failures >= this.maxAttempts && job.items.length > 1;
     this.events$.next({ type: 'batch-failed', worker: slot.index, items: job.items.length, reason, willSplit });
     if (job.failures < this.maxAttempts) {
@@ -322,6 +338,7 @@ class Pool<I> implements WorkerPool<I> {
           if (!failed) job.fail(error);
           failed = true;
         },
+        new Set(job.failedOn),
       ),
     );
     this.queue.unshift(...children);

@@ -90,4 +90,32 @@ describe('--backend cuda --devices 1,3: a worker whose GPU fails mid-run', () =>
       await pool.close();
     }
   });
+
+  it('is not given back a batch it failed while the healthy GPU can take it (no healthy batch split as a poison suspect)', async () => {
+    // Batches on the healthy GPU take long (400 ms), so the failing one is back before the healthy one has room.
+    // Without care it took again the batch it had just failed and failed it a second time: the batch was split as
+    // a poison suspect (measured: 2 splits in this run), and with each further failure there a half is split
+    // again, down to a single healthy frame reported as the one that breaks its batch (the run then stops).
+    const some = items.slice(0, 40);
+    const pool = await startPool<string>({
+      model: hashModel({ dim: DIM, deviceInVector: true, crashOnVisible: '7', slowMs: { 0: 400 } }),
+      backend: 'cuda',
+      devices: [1, 3],
+      discover,
+      maxRestarts: 5,
+    });
+    const events: PoolEvent[] = [];
+    pool.events$.subscribe((event) => events.push(event));
+    try {
+      const results = await collect(runEmbedding({ items: asyncItems(some), pack: PACK, pool }));
+      expect(results.map((r) => r.index)).toEqual(some.map((_, i) => i));
+      expect(results.map((r) => Array.from(r.vector).slice(1))).toEqual(expectedTail.slice(0, 40));
+      const failed = events.filter((e) => e.type === 'batch-failed');
+      expect(failed.length).toBeGreaterThanOrEqual(3); // the failing GPU really was given batches again
+      expect(failed.filter((e) => e.type === 'batch-failed' && e.willSplit)).toEqual([]);
+      expect(events.some((e) => e.type === 'poison')).toBe(false);
+    } finally {
+      await pool.close();
+    }
+  }, 30_000);
 });
