@@ -56,7 +56,7 @@ describe('ThreadedMlp', async () => {
       const mlp = await loadMlp(${JSON.stringify(modelPth)});
       const pool = ThreadedMlp.start(mlp, { threads: 2, minRowsPerThread: 1 });
       const out = await pool.predict(new Float32Array(8 * mlp.inputDim).fill(0.5), 8);
-      console.log('rows', out.length / 2);`;
+      process.stdout.write('rows ' + out.length / 2);`;
     expect(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }).trim()).toBe('rows 8');
   });
 
