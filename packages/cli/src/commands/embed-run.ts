@@ -101,7 +101,10 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     const pending = new Map<number, { id: string; vector: Float32Array }>();
     let next = 0;
     for await (const batch of packAsyncIterable(items(), { tokenBudget: options.tokenBudget, window: options.window })) {
-      if (interrupted) break;
+      // The model computes on this thread, and a window's batches can chain without any I/O: let the event
+      // loop turn between batches, or a signal would wait for the whole window.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (interrupted) await stopForSignal(); // never returns: the handler exits
       const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embed(part.map((item) => item.value.sequence)), {
         onSplit: () => oomSplits++,
         describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,

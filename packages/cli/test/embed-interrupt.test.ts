@@ -1,0 +1,46 @@
+// SIGINT / SIGTERM during `virnucpro embed` (through the one signal handler, @virnucpro/checkpoint's): the run
+// stops before its next batch, exits 130 / 143 with one line saying so, and leaves no output and no temporary file.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bin, testData } from './cli-harness.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'embed-interrupt-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Enough proteins that the run is still embedding when the signal comes (a fixed pseudo-random sequence). */
+function proteins(count: number): string {
+  const alphabet = 'ACDEFGHIKLMNPQRSTVWY';
+  let state = 7;
+  const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31);
+  return Array.from({ length: count }, (_, i) => `>p${i}\n${Array.from({ length: 300 }, () => alphabet[next() % 20]).join('')}\n`).join('');
+}
+
+describe('virnucpro embed interrupted', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s: exits %i, one line, no output and no temporary file', async (signal, code) => {
+    const dir = mkdtempSync(join(tmp, 'run-'));
+    const input = join(dir, 'proteins.fa');
+    writeFileSync(input, proteins(2000));
+    const output = join(dir, 'out.safetensors');
+    const child = spawn(process.execPath, [bin, 'embed', 'esm2', '--model', join(testData, 'demo-models', 'esm2-demo'), '--input', input, '--output', output, '--backend', 'cpu', '--token-budget', '512'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    // The model is loaded and batches are running once it names the model it runs.
+    for (const start = Date.now(); !/ESM-2 .* on cpu/.test(stderr); await new Promise((r) => setTimeout(r, 20))) {
+      if (child.exitCode !== null || Date.now() - start > 60_000) throw new Error(`embed did not start: ${stderr}`);
+    }
+    child.kill(signal);
+    expect(await exited).toBe(code);
+    expect(stderr.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`interrupted by ${signal}; no output written$`));
+    expect(existsSync(output)).toBe(false);
+    expect(readdirSync(dir)).toEqual(['proteins.fa']);
+  });
+});
