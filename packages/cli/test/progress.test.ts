@@ -41,6 +41,21 @@ describe('progress reporter', () => {
     r.close();
     expect(out.text()).toMatch(/done: 45 frames\n$/);
   });
+  it('says what happens before anything can be counted: a timed line on a terminal, nothing in plain lines', async () => {
+    const tty = capture();
+    Object.assign(tty.stream, { isTTY: true, columns: 120 });
+    const bars = createProgressReporter({ stream: tty.stream as unknown as NodeJS.WriteStream });
+    const loading = bars.activity('loading the models');
+    for (const start = Date.now(); !tty.text().includes('loading the models… 0s') && Date.now() - start < 1000; ) await new Promise((r) => setTimeout(r, 20));
+    expect(tty.text()).toContain('loading the models… 0s');
+    loading.end();
+    bars.log('done');
+    expect(tty.text()).toMatch(/done\n$/);
+    const plain = capture();
+    const lines = createProgressReporter({ stream: plain.stream, intervalSeconds: 0 });
+    lines.activity('loading the models').end();
+    expect(plain.text()).toBe('');
+  });
   it('prints nothing when quiet', () => {
     const out = capture();
     const r = createProgressReporter({ stream: out.stream, quiet: true });

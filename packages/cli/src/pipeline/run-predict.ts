@@ -68,9 +68,10 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // Read the whole input once before anything is created: a malformed file fails here, leaving nothing
   // behind, and the count gives the progress bar its total.
   const countStart = Date.now();
+  const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
   const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
-  const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes);
+  const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes).finally(() => reading.end());
   const countSeconds = (Date.now() - countStart) / 1000;
   const summary = new RunSummaryBuilder({
     input: inputName,
@@ -83,6 +84,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   });
 
   summary.startStage('load-models');
+  // Ended once the models are loaded, or by the reporter's close() when the run stops before.
+  const loading = reporter.activity('loading the models');
   const mlp = await loadMlp(models.mlp).catch((err: unknown) => {
     throw new ModelLoadError('MLP', models.mlp, err);
   });
@@ -103,6 +106,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const modelLoad = err instanceof Error && !(err instanceof UsageError) ? modelLoadMessageIn(err.message) : undefined;
     throw modelLoad ? new UsageError(modelLoad) : err;
   });
+  loading.end();
   summary.setCompute(pool.compute);
   summary.endStage('load-models');
 

@@ -13,6 +13,11 @@ export interface StageProgress {
 
 export interface ProgressReporter {
   stage(name: string, options?: { total?: number; unit?: string }): StageProgress;
+  /**
+   * Says what happens while nothing can be counted yet (reading the input, loading the models): on a terminal a
+   * line with the time it has taken so far, removed by `end()`; nothing in plain-line mode.
+   */
+  activity(text: string): { end(): void };
   /** A message line that must not be torn by a redraw. */
   log(message: string): void;
   close(): void;
@@ -37,9 +42,14 @@ export function createProgressReporter(options: ReporterOptions = {}): ProgressR
   return mode === 'bars' ? new BarReporter(stream as NodeJS.WriteStream) : new LineReporter(stream, options.intervalSeconds ?? 10, options.now ?? Date.now);
 }
 
+const NO_ACTIVITY = { end() {} };
+
 class QuietReporter implements ProgressReporter {
   stage(): StageProgress {
     return { tick() {}, setTotal() {}, finish() {}, abort() {} };
+  }
+  activity(): { end(): void } {
+    return NO_ACTIVITY;
   }
   log(): void {}
   close(): void {}
@@ -101,6 +111,9 @@ class LineReporter implements ProgressReporter {
       abort: () => {},
     };
   }
+  activity(): { end(): void } {
+    return NO_ACTIVITY;
+  }
   log(message: string): void {
     this.stream.write(`${message}\n`);
   }
@@ -115,6 +128,8 @@ class LineReporter implements ProgressReporter {
 class BarReporter implements ProgressReporter {
   private multi: cliProgress.MultiBar | null = null;
   private running = 0;
+  /** Activity lines not ended yet (a failure can skip their end()): close() removes them. */
+  private readonly activities = new Set<{ end(): void }>();
   constructor(private readonly stream: NodeJS.WriteStream) {}
   private bars(): cliProgress.MultiBar {
     this.multi ??= new cliProgress.MultiBar(
@@ -175,11 +190,30 @@ class BarReporter implements ProgressReporter {
       },
     };
   }
+  activity(text: string): { end(): void } {
+    const multi = this.bars();
+    const line = multi.create(0, 0, { text }, { format: '{text}… {duration_formatted}' });
+    this.running++;
+    let ended = false;
+    const activity = {
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.activities.delete(activity);
+        line.stop();
+        multi.remove(line); // also clears its line from the terminal
+        this.stageEnded();
+      },
+    };
+    this.activities.add(activity);
+    return activity;
+  }
   log(message: string): void {
     if (this.multi) this.multi.log(`${message}\n`);
     else this.stream.write(`${message}\n`);
   }
   close(): void {
+    for (const activity of [...this.activities]) activity.end();
     // A redraw first: messages logged since the last one are written only by a redraw.
     this.multi?.update();
     this.multi?.stop();
