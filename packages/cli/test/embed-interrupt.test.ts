@@ -27,18 +27,19 @@ describe('virnucpro embed interrupted', () => {
     const input = join(dir, 'proteins.fa');
     writeFileSync(input, proteins(2000));
     const output = join(dir, 'out.safetensors');
-    const child = spawn(process.execPath, [bin, 'embed', 'esm2', '--model', join(testData, 'demo-models', 'esm2-demo'), '--input', input, '--output', output, '--backend', 'cpu', '--token-budget', '512'], {
+    const child = spawn(process.execPath, [bin, 'embed', 'esm2', '--model', join(testData, 'demo-models', 'esm2-demo'), '--input', input, '--output', output, '--backend', 'cpu', '--token-budget', '512', '--window', '4'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    // The model is loaded and batches are running once it names the model it runs.
-    for (const start = Date.now(); !/ESM-2 .* on cpu/.test(stderr); await new Promise((r) => setTimeout(r, 20))) {
-      if (child.exitCode !== null || Date.now() - start > 60_000) throw new Error(`embed did not start: ${stderr}`);
+    // Embeddings are being written once the output's temporary file exists (a small --window makes that early).
+    const writing = () => readdirSync(dir).some((name) => name.startsWith('.out.safetensors.') && name.endsWith('.tmp'));
+    for (const start = Date.now(); !writing(); await new Promise((r) => setTimeout(r, 20))) {
+      if (child.exitCode !== null || Date.now() - start > 60_000) throw new Error(`embed did not start writing: ${stderr}`);
     }
     child.kill(signal);
-    expect(await exited).toBe(code);
+    expect(await exited, stderr).toBe(code);
     expect(stderr.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`interrupted by ${signal}; no output written$`));
     expect(existsSync(output)).toBe(false);
     expect(readdirSync(dir)).toEqual(['proteins.fa']);
