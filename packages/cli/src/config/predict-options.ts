@@ -36,7 +36,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'precision', kind: 'choice', choices: precisionNames, description: 'float precision of the models: fp16 or bf16 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend)' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
-  { key: 'token-budget', kind: 'integer', min: 16, default: 4096, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS)' },
+  { key: 'token-budget', kind: 'integer', min: 16, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS); default 16384 when the models run on cuda, 4096 elsewhere' },
   { key: 'pack-window', kind: 'integer', min: 1, default: 2000, description: 'frames looked at together when packing batches (first-fit decreasing)' },
   { key: 'checkpoint-every', kind: 'integer', min: 1, default: 10000, description: 'write a checkpoint shard every N embedded frames' },
   { key: 'checkpoint-seconds', kind: 'integer', min: 0, default: 300, description: 'also write a shard when finished frames have waited this long (0 = only --checkpoint-every)' },
@@ -64,7 +64,8 @@ export interface PredictOptions {
   precision?: Precision;
   devices: string[];
   workers: number;
-  tokenBudget: number;
+  /** As given; undefined: the backend's default (defaultTokenBudget). */
+  tokenBudget?: number;
   packWindow: number;
   checkpointEvery: number;
   checkpointSeconds: number;

@@ -27,6 +27,7 @@ import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-f
 import { workerEventWarning } from '../progress/worker-events.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
 import { shardSummary } from '../sharding/shard-summary.js';
+import { defaultTokenBudget } from '../config/default-token-budget.js';
 
 export const RUN_SUMMARY_FILE = 'run_summary.json';
 export const CHECKPOINT_DIR = '.checkpoints';
@@ -73,6 +74,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
   const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes).finally(() => reading.end());
   const countSeconds = (Date.now() - countStart) / 1000;
+  const tokenBudget = options.tokenBudget ?? (await defaultTokenBudget(options.backend));
   const summary = new RunSummaryBuilder({
     input: inputName,
     chunkLength: options.length,
@@ -80,7 +82,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     backend: options.backend,
     devices: options.devices,
     workers: options.workers,
-    tokenBudget: options.tokenBudget,
+    tokenBudget,
   });
 
   summary.startStage('load-models');
@@ -195,7 +197,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     });
     const run = runEmbedding<FrameItem>({
       items: frames,
-      pack: { tokenBudget: options.tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
+      pack: { tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
       pool: pool.pool,
       checkpoint,
       idOf: (frame) => frame.id,
