@@ -99,6 +99,7 @@ describe('run summary', () => {
     expect(s.precision).toBe('fp32');
     expect(s.oomSplits).toBe(0);
     expect(s.cuda).toBeUndefined();
+    expect('peakGpuBytes' in s).toBe(false); // a backend that reports no GPU memory: no field
   });
 
   it('records the backend actually used, its precision, the GPU and library versions, and OOM splits', () => {
@@ -106,8 +107,9 @@ describe('run summary', () => {
     const cuda = { gpu: 'NVIDIA H100 80GB HBM3', arch: 'sm_90', driverCudaVersion: '13.0', nvrtcVersion: '13.0', cublasLtVersion: 130100 };
     b.setCompute({ backend: 'cuda', precision: 'bf16', cuda });
     b.oomSplits = 3;
+    b.peakGpuBytes = 8_680_789_504;
     const s = b.build('complete');
-    expect(s).toMatchObject({ backend: 'cuda', precision: 'bf16', cuda, oomSplits: 3 });
+    expect(s).toMatchObject({ backend: 'cuda', precision: 'bf16', cuda, oomSplits: 3, peakGpuBytes: 8_680_789_504 });
     expect(JSON.parse(JSON.stringify(s)).cuda).toEqual(cuda);
   });
 });

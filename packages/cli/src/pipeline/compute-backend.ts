@@ -71,3 +71,8 @@ export function describeComputeBackend(backend: BackendName = tf.getBackend() as
 export function describeForLog(compute: ComputeDescription): string {
   return compute.backend === 'cuda' ? `cuda ${compute.precision}${compute.cuda ? ` (${compute.cuda.gpu})` : ''}` : compute.backend;
 }
+
+/** Peak bytes the current backend's tensors held on the GPU (the cuda backend reports it; 0 where unknown). */
+export function peakGpuBytes(): number {
+  return (tf.memory() as { peakBytesInGPU?: number }).peakBytesInGPU ?? 0;
+}

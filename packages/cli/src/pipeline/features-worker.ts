@@ -4,7 +4,7 @@
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
-import { startComputeBackend, type ComputeDescription } from './compute-backend.js';
+import { peakGpuBytes, startComputeBackend, type ComputeDescription } from './compute-backend.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import { ModelLoadError } from '../errors.js';
@@ -24,6 +24,8 @@ export type FeaturesCounters = {
   /** Tokens each model embedded (counted where the tokenizers run, in the worker). */
   dnabertTokens: number;
   esmTokens: number;
+  /** Peak GPU bytes held by tensors so far (never shrinks, so the pool's sum of increases is the latest value). */
+  peakGpuBytes: number;
 };
 
 /** The VirNucPro feature model: an Embedder of six-frame items (packed on their ESM-2 tokens). */
@@ -48,7 +50,7 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: F
   };
   const dnabert = await loadDnabertEmbedder(options.dnabert).catch(loadError('DNABERT-S model', options.dnabert));
   const esm = await loadEsm2Embedder(options.esm, { precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
-  return featuresModel(dnabert, esm, compute);
+  return featuresModel(dnabert, esm, compute, peakGpuBytes);
 }
 
 /** The embedders' part a features model uses (the tests give it fakes). */
@@ -58,7 +60,7 @@ export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embed' | '
  * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
  * worker or in-process: a batch that runs out of GPU memory is split and retried here (oom-split.ts).
  */
-export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription): FeaturesModel {
+export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription, gpuPeak: () => number = () => 0): FeaturesModel {
   const dim = dnabert.dim + esm.dim;
   const counters = { oomSplits: 0 };
   const split = {
@@ -84,7 +86,13 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
     describe: () => ({ ...compute, ...(compute.cuda ? { cuda: { ...compute.cuda } } : {}) }),
     counters: () => {
       const esmCounters = esm.counters?.();
-      return { ...counters, fp32Recomputes: esmCounters?.fp32Recomputes ?? 0, esmTokens: esmCounters?.tokens ?? 0, dnabertTokens: dnabert.counters?.().tokens ?? 0 };
+      return {
+        ...counters,
+        fp32Recomputes: esmCounters?.fp32Recomputes ?? 0,
+        esmTokens: esmCounters?.tokens ?? 0,
+        dnabertTokens: dnabert.counters?.().tokens ?? 0,
+        peakGpuBytes: gpuPeak(),
+      };
     },
     dispose() {
       dnabert.dispose();

@@ -255,6 +255,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.fp32Recomputes = telemetry.reduce((sum, t) => sum + fp32RecomputesOf(t), 0);
     summary.esmTokens = telemetry.reduce((sum, t) => sum + counterOf(t, 'esmTokens'), 0);
     summary.dnabertTokens = telemetry.reduce((sum, t) => sum + counterOf(t, 'dnabertTokens'), 0);
+    summary.peakGpuBytes = Math.max(0, ...telemetry.map((t) => counterOf(t, 'peakGpuBytes')));
     if (pool.pool.devices.some((d) => d.label !== IN_PROCESS_DEVICE.label)) {
       summary.workerStats = telemetry.map((t) => {
         const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;

@@ -31,6 +31,8 @@ export interface RunSummary {
   oomSplits: number;
   /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf (cuda). */
   fp32Recomputes: number;
+  /** Peak GPU memory held by tensors (cuda's allocator: in use, not cached), the largest over workers; absent on backends that do not report it. */
+  peakGpuBytes?: number;
   stageSeconds: Record<string, number>;
   totalSeconds: number;
   sequencesPerSecond: number;
@@ -73,6 +75,7 @@ export class RunSummaryBuilder {
   batchedTokens = 0;
   oomSplits = 0;
   fp32Recomputes = 0;
+  peakGpuBytes = 0;
   workerStats?: WorkerStats[];
   private precision = 'fp32';
   private cuda?: CudaDeviceSummary;
@@ -141,6 +144,7 @@ export class RunSummaryBuilder {
       packingEfficiency: this.batches ? this.batchedTokens / (this.batches * this.fixed.tokenBudget) : 0,
       oomSplits: this.oomSplits,
       fp32Recomputes: this.fp32Recomputes,
+      ...(this.peakGpuBytes > 0 ? { peakGpuBytes: this.peakGpuBytes } : {}),
       stageSeconds: this.stageSeconds,
       totalSeconds,
       sequencesPerSecond: per(this.sequences),
