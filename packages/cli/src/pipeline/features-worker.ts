@@ -73,9 +73,13 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
     tokenCount: esmTokenCount,
     async embed(items) {
       // VirNucPro feeds DNABERT-S the frame's nucleotide slice and ESM-2 its protein; merged as [dnabert | esm].
-      // Each model splits on its own: only the one that ran out of memory pays for smaller batches.
-      const nucleotide = await embedSplittingOnOom(items, (part) => dnabert.embed(part.map((i) => i.nucleotide)), split);
-      const protein = await embedSplittingOnOom(items, (part) => esm.embed(part.map((i) => i.protein)), split);
+      // Each model splits on its own: only the one that ran out of memory pays for smaller batches. Both are
+      // started before either is awaited, so on a GPU ESM-2's kernels queue right behind DNABERT-S's instead of
+      // waiting for its means to come back (same kernels, same results).
+      const [nucleotide, protein] = await bothOrFirstError(
+        embedSplittingOnOom(items, (part) => dnabert.embed(part.map((i) => i.nucleotide)), split),
+        embedSplittingOnOom(items, (part) => esm.embed(part.map((i) => i.protein)), split),
+      );
       return items.map((_, row) => {
         const v = new Float32Array(dim);
         v.set(nucleotide[row], 0);
@@ -99,6 +103,14 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
       esm.dispose();
     },
   };
+}
+
+/** Both values, or the first one's error (never an unhandled rejection of the other). */
+async function bothOrFirstError<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }
 
 /** The runtime's factory signature: (options, ctx) → Embedder. */
