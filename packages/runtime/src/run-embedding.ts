@@ -1,9 +1,9 @@
 import { Subject, concatMap } from 'rxjs';
-import { packArray, restoreOrder, type PackItem, type PackedBatch } from '@virnucpro/packer';
+import { WindowPacker, packArray, restoreOrder, type PackItem, type PackedBatch } from '@virnucpro/packer';
 import { CounterGate, allGates, whenOpen } from './credit-gate.js';
 import type { EmbeddingCheckpoint } from './embedding-checkpoint.js';
 import { toAsyncIterable } from './ordered-buffer.js';
-import type { WorkerPool } from './pool.js';
+import type { BatchEmbedder } from './serial-embedder.js';
 
 export interface RunEmbeddingOptions<I> {
   items: AsyncIterable<I>;
@@ -13,8 +13,14 @@ export interface RunEmbeddingOptions<I> {
     window: number;
     /** Tokens of one item as the model counts them (default: string length, or JSON length). */
     tokenCount?: (item: I) => number;
+    /**
+     * Pack with `WindowPacker`: the emptiest batch of a window, if under 90 % full, is held back once and
+     * re-packed with the next window's items (default false: each window is packed on its own).
+     */
+    carry?: boolean;
   };
-  pool: WorkerPool<I>;
+  /** A worker pool (`startPool`), or any embedder of packed batches with credit (`serialEmbedder`). */
+  pool: BatchEmbedder<I>;
   checkpoint?: EmbeddingCheckpoint;
   /** Identifier stored next to each vector in checkpoints (default: `item.id`, else the index). */
   idOf?: (item: I, index: number) => string;
@@ -107,10 +113,8 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
     // Batches still in the pool. Settled ones leave the set, so a long run does not keep one
     // promise per batch it ever submitted (that grew the parent's heap with the input size).
     const pending = new Set<Promise<void>>();
-    let window: PackItem<I>[] = [];
-    const flushWindow = () => {
-      if (window.length === 0) return;
-      for (const batch of packArray(window, { tokenBudget: pack.tokenBudget })) {
+    const submitAll = (batches: PackedBatch<I>[]) => {
+      for (const batch of batches) {
         const settled = submit(batch);
         pending.add(settled);
         const settle = () => pending.delete(settled);
@@ -119,6 +123,13 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
           fail(error);
         });
       }
+    };
+    const packer = pack.carry ? new WindowPacker<I>({ tokenBudget: pack.tokenBudget, window: pack.window }) : null;
+    let window: PackItem<I>[] = [];
+    const flushWindow = () => {
+      if (packer) return submitAll(packer.flush());
+      if (window.length === 0) return;
+      submitAll(packArray(window, { tokenBudget: pack.tokenBudget }));
       window = [];
     };
     const iterator = options.items[Symbol.asyncIterator]();
@@ -139,8 +150,12 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
           stats.resumedSequences++;
           unordered$.next({ index, item, vector: null, restored: true });
         } else {
-          window.push({ index, tokens: tokenCount(item), value: item });
-          if (window.length >= pack.window) flushWindow();
+          const packItem = { index, tokens: tokenCount(item), value: item };
+          if (packer) submitAll(packer.push(packItem));
+          else {
+            window.push(packItem);
+            if (window.length >= pack.window) flushWindow();
+          }
         }
         stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences);
       }
@@ -182,7 +197,16 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
       started = true;
       const iterator = output[Symbol.asyncIterator]();
       void read();
-      return iterator;
+      return {
+        next: () => iterator.next(),
+        // The consumer stopped early (break, or a throw in its loop): stop reading the input too; batches
+        // already submitted finish, nothing more is submitted.
+        return: () => {
+          failed = true;
+          readAhead.changed();
+          return iterator.return!();
+        },
+      };
     },
   };
 }

@@ -2,7 +2,7 @@ import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 import { onTerminationSignal, type TerminationSignal } from '@virnucpro/checkpoint';
 import { readFasta } from '@virnucpro/fasta-stream';
 import type { Embedder } from '@virnucpro/ops';
-import { packAsyncIterable, type PackItem } from '@virnucpro/packer';
+import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { UsageError } from '../errors.js';
 import type { ComputeDescription, CudaDeviceSummary } from '../pipeline/compute-backend.js';
 import { embedSplittingOnOom } from '../pipeline/oom-split.js';
@@ -48,10 +48,13 @@ export interface EmbedSummary {
 interface Protein {
   id: string;
   sequence: string;
+  /** As the embedder counts them. */
+  tokens: number;
 }
 
 /**
- * FASTA → packed batches → embedder → `embeddings` [N, dim] safetensors in input order, with
+ * FASTA → runEmbedding (packing window with carry-over, the embedder on this thread, input order restored) →
+ * `embeddings` [N, dim] safetensors in input order, with
  * `__metadata__.ids` (JSON array). Bad records stop the run with a UsageError naming the record;
  * nothing is left at the output path unless the run completes. SIGINT/SIGTERM clean up too.
  */
@@ -80,7 +83,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     return new Promise<never>(() => undefined); // the signal handler exits
   };
 
-  async function* items(): AsyncGenerator<PackItem<Protein>> {
+  async function* items(): AsyncGenerator<Protein> {
     let index = 0;
     for await (const record of readFasta(options.input)) {
       if (interrupted) return;
@@ -92,37 +95,45 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
       } catch (error) {
         throw new UsageError(`${where}: ${(error as Error).message}`);
       }
-      yield { index: index++, tokens: count, value: { id: record.id, sequence: record.sequence } };
+      index++;
+      yield { id: record.id, sequence: record.sequence, tokens: count };
     }
   }
 
+  let stopped = false;
+  const embedOnThisThread = serialEmbedder<Protein>(async (batch) => {
+    // The model computes on this thread, and a window's batches can chain without any I/O: let the event
+    // loop turn between batches, or a signal would wait for the whole window.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (interrupted) await stopForSignal(); // never returns: the handler exits
+    if (stopped) throw new Error('embedding stopped');
+    const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embed(part.map((item) => item.value.sequence)), {
+      onSplit: () => oomSplits++,
+      describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
+    });
+    const batchTokens = batch.items.reduce((sum, item) => sum + item.tokens, 0);
+    batches++;
+    tokens += batchTokens;
+    spent += Math.max('tokenBudget' in batch ? batch.tokenBudget : options.tokenBudget, batchTokens);
+    return vectors;
+  });
+
   try {
-    // Batches may complete out of input order; vectors wait here until their turn.
-    const pending = new Map<number, { id: string; vector: Float32Array }>();
-    let next = 0;
-    for await (const batch of packAsyncIterable(items(), { tokenBudget: options.tokenBudget, window: options.window })) {
-      // The model computes on this thread, and a window's batches can chain without any I/O: let the event
-      // loop turn between batches, or a signal would wait for the whole window.
-      await new Promise((resolve) => setImmediate(resolve));
-      if (interrupted) await stopForSignal(); // never returns: the handler exits
-      const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embed(part.map((item) => item.value.sequence)), {
-        onSplit: () => oomSplits++,
-        describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
-      });
-      batch.items.forEach((item, i) => pending.set(item.index, { id: item.value.id, vector: vectors[i] }));
-      batches++;
-      tokens += batch.tokens;
-      spent += Math.max(batch.tokenBudget, batch.tokens);
-      for (let ready = pending.get(next); ready; ready = pending.get(next)) {
-        await writer.append(ready.vector);
-        ids.push(ready.id);
-        pending.delete(next++);
-      }
+    const run = runEmbedding<Protein>({
+      items: items(),
+      pack: { tokenBudget: options.tokenBudget, window: options.window, carry: true, tokenCount: (protein) => protein.tokens },
+      pool: embedOnThisThread,
+      // Bounded by the packing window alone (an item waits at most two windows), as the reorder buffer always was.
+      maxReadAhead: Infinity,
+    });
+    for await (const result of run) {
+      await writer.append(result.vector);
+      ids.push(result.item.id);
     }
     if (interrupted) await stopForSignal();
-    if (pending.size) throw new Error(`internal: ${pending.size} embeddings never reached their turn`);
     await writer.finish({ ...options.metadata, ids: JSON.stringify(ids) });
   } catch (error) {
+    stopped = true; // batches still queued are not embedded
     if (interrupted) await stopForSignal();
     await writer.abort();
     throw error;

@@ -1,0 +1,72 @@
+// runEmbedding on a model in this process (serialEmbedder), with the WindowPacker's carry-over: the batches are
+// exactly packAsyncIterable's, embedded one at a time in that order, and the results come back in input order.
+import { packAsyncIterable, type PackItem, type PackedBatch } from '@virnucpro/packer';
+import { describe, expect, it } from 'vitest';
+import { runEmbedding, serialEmbedder } from '../src/index.js';
+import { asyncItems, collect, makeSequences } from './helpers.js';
+
+const vectorOf = (s: string) => Float32Array.from([s.length, s.charCodeAt(0), s.charCodeAt(s.length - 1)]);
+const budget = { tokenBudget: 100, window: 8 };
+
+function recording() {
+  const batches: number[][] = [];
+  let running = 0;
+  let maxRunning = 0;
+  const embedder = serialEmbedder<string>(async (batch: PackedBatch<string> | { items: PackItem<string>[] }) => {
+    maxRunning = Math.max(maxRunning, ++running);
+    await new Promise((resolve) => setImmediate(resolve));
+    batches.push(batch.items.map((item) => item.index));
+    running--;
+    return batch.items.map((item) => vectorOf(item.value));
+  });
+  return { embedder, batches, maxRunning: () => maxRunning };
+}
+
+describe('runEmbedding with serialEmbedder', () => {
+  it('carry: the same batches as packAsyncIterable, one at a time, results in input order', async () => {
+    const sequences = makeSequences(150);
+    const expected: number[][] = [];
+    for await (const batch of packAsyncIterable(sequences.map((value, index) => ({ index, tokens: value.length, value })), budget)) {
+      expected.push(batch.items.map((item) => item.index));
+    }
+    const { embedder, batches, maxRunning } = recording();
+    const results = await collect(runEmbedding({ items: asyncItems(sequences), pack: { ...budget, carry: true }, pool: embedder, maxReadAhead: Infinity }));
+    expect(batches).toEqual(expected);
+    expect(maxRunning()).toBe(1);
+    expect(results.map((r) => r.index)).toEqual(sequences.map((_, i) => i));
+    results.forEach((r, i) => expect(Array.from(r.vector)).toEqual(Array.from(vectorOf(sequences[i]))));
+  });
+
+  it('without carry, each window is packed on its own (the carry changes the batches)', async () => {
+    const sequences = makeSequences(150);
+    const plain = recording();
+    const carried = recording();
+    await collect(runEmbedding({ items: asyncItems(sequences), pack: budget, pool: plain.embedder, maxReadAhead: Infinity }));
+    await collect(runEmbedding({ items: asyncItems(sequences), pack: { ...budget, carry: true }, pool: carried.embedder, maxReadAhead: Infinity }));
+    expect(plain.batches.flat().sort((a, b) => a - b)).toEqual(sequences.map((_, i) => i));
+    expect(plain.batches).not.toEqual(carried.batches);
+  });
+
+  it('a failed batch fails the run, and the batches queued behind it are not embedded', async () => {
+    const sequences = makeSequences(60);
+    let calls = 0;
+    const embedder = serialEmbedder<string>(async (batch) => {
+      if (++calls === 2) throw new Error('model failed');
+      return batch.items.map((item) => vectorOf(item.value));
+    });
+    await expect(collect(runEmbedding({ items: asyncItems(sequences), pack: { tokenBudget: 100, window: 60 }, pool: embedder }))).rejects.toThrow('model failed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toBe(2);
+  });
+
+  it('a consumer that stops early stops the reading of the input', async () => {
+    const counter = { read: 0 };
+    const { embedder, batches } = recording();
+    const run = runEmbedding({ items: asyncItems(makeSequences(500), counter), pack: { tokenBudget: 100, window: 4, carry: true }, pool: embedder, maxReadAhead: Infinity });
+    let seen = 0;
+    for await (const _ of run) if (++seen === 3) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(counter.read).toBeLessThan(20);
+    expect(batches.flat().length).toBeLessThan(20);
+  });
+});
