@@ -15,13 +15,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import * as tf from '@tensorflow/tfjs-core';
 import { BpeTokenizer, dnabertSConfig, type DnabertConfig } from '@virnucpro/dnabert';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import '@virnucpro/tfjs-backend-cuda';
 import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
 import { packArray } from '@virnucpro/packer';
-import { checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { randomDna, randomDnabertModel, seededUniform } from './random-dnabert.js';
 
 const { values: args } = parseArgs({
@@ -162,19 +161,9 @@ async function modelSpeed(backend: BackendName) {
         return { index, tokens: t.length, value: t };
       }), { tokenBudget: budgets[0] })[0].items.map((i) => i.value), backend)
     : undefined;
-  const memory = tf.memory();
+  const figures = benchmarkFigures(setupSeconds, runs, meansCheck, profile);
   model.dispose();
-  const best = runs.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a), runs[0]);
-  return {
-    config,
-    parameters,
-    setupSeconds: +setupSeconds.toFixed(2),
-    runs,
-    tokensPerSecond: best.tokensPerSecond,
-    ...(meansCheck ? { meansCheck } : {}),
-    ...(profile ? { profile } : {}),
-    memory,
-  };
+  return { config, parameters, ...figures };
 }
 
 const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});

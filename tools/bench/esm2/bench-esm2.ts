@@ -11,13 +11,12 @@
 //   --profile (cuda: GPU time per kernel over one batch of the first set at the first budget)
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import * as tf from '@tensorflow/tfjs-core';
 import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import '@virnucpro/tfjs-backend-cuda';
 import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
 import { packArray } from '@virnucpro/packer';
-import { checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
@@ -71,7 +70,6 @@ if (args.profile) {
   profile = await profileForward(model, batch, backend);
 }
 
-const best = runs.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a), runs[0]);
 const result = {
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
@@ -79,12 +77,7 @@ const result = {
   precision: args.precision ?? (backend === 'cuda' ? 'fp16' : 'fp32'),
   model: archName,
   parameters,
-  setupSeconds: +setupSeconds.toFixed(2),
-  runs,
-  tokensPerSecond: best.tokensPerSecond,
-  ...(meansCheck ? { meansCheck } : {}),
-  ...(profile ? { profile } : {}),
-  memory: tf.memory(),
+  ...benchmarkFigures(setupSeconds, runs, meansCheck, profile),
 };
 model.dispose();
 console.log(JSON.stringify(result, null, 1));

@@ -89,3 +89,16 @@ export async function timePackedBatches(model: MeanEmbedder, tokenized: Int32Arr
     mfu: +(tflops / PEAK_TENSOR_TFLOPS).toFixed(3),
   };
 }
+
+/** The measured part of a benchmark's JSON: setup time, every run, the best tokens/s, the checks, GPU memory now. */
+export function benchmarkFigures(setupSeconds: number, runs: { tokensPerSecond: number }[], meansCheck?: object, profile?: object) {
+  const best = runs.reduce((a, b) => (b.tokensPerSecond > a.tokensPerSecond ? b : a), runs[0]);
+  return {
+    setupSeconds: +setupSeconds.toFixed(2),
+    runs,
+    tokensPerSecond: best?.tokensPerSecond,
+    ...(meansCheck ? { meansCheck } : {}),
+    ...(profile ? { profile } : {}),
+    memory: tf.memory(),
+  };
+}
