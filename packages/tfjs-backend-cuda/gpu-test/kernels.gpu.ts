@@ -93,7 +93,7 @@ for (const [n, d] of [[1, 16], [33, 100], [257, 2560], [3, 5120]]) {
 }
 
 // GeGLU.
-for (const [n, f] of [[1, 8], [65, 3072]]) {
+for (const [n, f] of [[1, 8], [65, 3072], [7, 12], [3, 5]]) {
   const x = random(n * 2 * f, -3, 3);
   await check(`geglu ${n}×${2 * f}`, () => geglu(tf.tensor2d(x, [n, 2 * f])));
 }
