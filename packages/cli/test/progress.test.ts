@@ -102,6 +102,13 @@ describe('run summary', () => {
     expect('peakGpuBytes' in s).toBe(false); // a backend that reports no GPU memory: no field
   });
 
+  it("reports this process's peak resident memory", () => {
+    const fixed = { input: 'a.fa', chunkLength: 500, models: { esm: 'e', dnabert: 'd', mlp: 'm' }, backend: 'cpu', devices: [], workers: 0, tokenBudget: 100 };
+    expect(new RunSummaryBuilder(fixed, Date.now, () => 123_456_789).build('complete').peakRssBytes).toBe(123_456_789);
+    // The default reads the OS's high-water mark: at least what this test process holds now.
+    expect(new RunSummaryBuilder(fixed).build('complete').peakRssBytes).toBeGreaterThanOrEqual(process.memoryUsage().rss * 0.5);
+  });
+
   it('records the backend actually used, its precision, the GPU and library versions, and OOM splits', () => {
     const b = new RunSummaryBuilder({ input: 'a.fa', chunkLength: 500, models: { esm: 'e', dnabert: 'd', mlp: 'm' }, backend: 'auto', devices: ['0'], workers: 0, tokenBudget: 100 });
     const cuda = { gpu: 'NVIDIA H100 80GB HBM3', arch: 'sm_90', driverCudaVersion: '13.0', nvrtcVersion: '13.0', cublasLtVersion: 130100 };

@@ -33,6 +33,11 @@ export interface RunSummary {
   fp32Recomputes: number;
   /** Peak GPU memory held by tensors (cuda's allocator: in use, not cached), the largest over workers; absent on backends that do not report it. */
   peakGpuBytes?: number;
+  /**
+   * Peak resident memory of this process (its worker threads included: the default mode runs the models in one),
+   * from the OS's high-water mark; worker processes of --workers N report theirs in workerStats.
+   */
+  peakRssBytes: number;
   stageSeconds: Record<string, number>;
   totalSeconds: number;
   sequencesPerSecond: number;
@@ -83,6 +88,7 @@ export class RunSummaryBuilder {
   constructor(
     private readonly fixed: Pick<RunSummary, 'input' | 'chunkLength' | 'models' | 'backend' | 'devices' | 'workers' | 'tokenBudget'>,
     private readonly now: () => number = Date.now,
+    private readonly peakRss: () => number = () => process.resourceUsage().maxRSS * 1024,
   ) {
     this.startMs = now();
   }
@@ -145,6 +151,7 @@ export class RunSummaryBuilder {
       oomSplits: this.oomSplits,
       fp32Recomputes: this.fp32Recomputes,
       ...(this.peakGpuBytes > 0 ? { peakGpuBytes: this.peakGpuBytes } : {}),
+      peakRssBytes: this.peakRss(),
       stageSeconds: this.stageSeconds,
       totalSeconds,
       sequencesPerSecond: per(this.sequences),
