@@ -6,9 +6,13 @@
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts
 #        (and .bench-data/NC_008253.fna.gz: E. coli 536 from Debian's bowtie-examples; see tools/bench/predict/README.md)
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-bench.sh FRAMES [PRECISION]
+# Knobs (environment): TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
+# (seconds, default 560) stop a side that runs too long. The models stay in /tmp/models and are reused by a later
+# call on the same (still warm) machine. Every output ends up in $OUT/predict-bench.tgz (the device returns 8 files).
 set -uo pipefail
-out=${OUT:-/tmp/out}; mkdir -p "$out"
-frames=${1:-100000}; precision=${2:-fp16}
+out=/tmp/predict-bench; rm -rf "$out"; mkdir -p "$out"
+frames=${1:-100000}; precision=${2:-fp16}; budget=${TOKEN_BUDGET:-32768}
+trap 'tar czf "${OUT:-/tmp}/predict-bench.tgz" -C "$out" . 2>/dev/null' EXIT
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 # The layout the bundled code expects: run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs.
@@ -17,20 +21,29 @@ cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"modu
 echo "== models and reads"
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models 2>&1 | tail -2
 python3 tools/bench/predict/make_reads.py --frames "$frames" --out /tmp/reads.fa test-data/lambda_virus.fa .bench-data/NC_008253.fna.gz | tee "$out/reads.json"
-sampled() { # NAME CMD...: runs CMD with GPU utilisation sampled into $out/NAME-gpu.csv; prints wall seconds
+sampled() { # NAME LIMIT CMD...: runs CMD with GPU utilisation sampled into $out/NAME-gpu.csv; prints wall seconds
   local name=$1; shift
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 > "$out/$name-gpu.csv" &
   local sampler=$! t0=$(date +%s%N)
-  "$@" > "$out/$name.out" 2> "$out/$name.err"; local rc=$?
+  local limit=$1; shift
+  timeout "$limit" "$@" > "$out/$name.out" 2> "$out/$name.err"; local rc=$?
   local t1=$(date +%s%N); kill $sampler
   awk -F', ' -v n="$name" -v rc=$rc -v s="$(( (t1 - t0) / 1000000 ))e-3" '{u+=$1; k++; if ($2>m) m=$2} END {printf "%s: rc=%d wall %.1f s, GPU busy %.1f %% (mean of %d samples), peak GPU memory %d MiB\n", n, rc, s, u/k, k, m}' "$out/$name-gpu.csv" | tee -a "$out/summary.txt"
 }
-echo "== ours: virnucpro predict --backend cuda --precision $precision"
-sampled ours node .bundle/virnucpro-entry.mjs predict /tmp/reads.fa --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
-  --token-budget 32768 --out-dir /tmp/ours --force --quiet
-tail -n 5 "$out/ours.err"; cp /tmp/ours/run_summary.json "$out/run_summary.json"
-echo "== PyTorch reference"
-sampled torch python3 tools/bench/predict/pytorch_predict.py /tmp/reads.fa --models /tmp/models --length 300 --out-dir /tmp/torch
-cat "$out/torch.err" | tail -n 8; grep -v '^{' "$out/torch.out" | head -0; cp "$out/torch.out" "$out/torch.json"
-echo "== outputs compared (labels, max |Δscore|)"
-node tools/device/compare-predictions.mjs /tmp/ours /tmp/torch --tol 0.05 | tee "$out/compare.json"
+if [ "${OURS:-1}" != 0 ]; then
+  echo "== ours: virnucpro predict --backend cuda --precision $precision --token-budget $budget"
+  rm -rf /tmp/ours
+  sampled ours "${OURS_LIMIT:-560}" node .bundle/virnucpro-entry.mjs predict /tmp/reads.fa --models-dir /tmp/models --model-type 300 --backend cuda \
+    --precision "$precision" --token-budget "$budget" --out-dir /tmp/ours --force --quiet
+  tail -n 5 "$out/ours.err"; cp /tmp/ours/run_summary.json "$out/run_summary.json" && grep -v '"input"\|"models"\|"esm": "\|"dnabert": "\|"mlp"' "$out/run_summary.json" | tr -d ' \n'; echo
+fi
+if [ "${TORCH:-1}" != 0 ]; then
+  echo "== PyTorch reference"
+  rm -rf /tmp/torch
+  sampled torch "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py /tmp/reads.fa --models /tmp/models --length 300 --out-dir /tmp/torch
+  tail -n 8 "$out/torch.err"; cat "$out/torch.out"
+fi
+if [ -d /tmp/ours ] && [ -d /tmp/torch ]; then
+  echo "== outputs compared (labels, max |Δscore|)"
+  node tools/device/compare-predictions.mjs /tmp/ours /tmp/torch --tol 0.05 | tee "$out/compare.json"
+fi

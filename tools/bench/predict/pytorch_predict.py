@@ -57,7 +57,12 @@ def load():
     dn.load_checkpoint(load_file(os.path.join(dn_dir, "model.safetensors")))
     esm = EsmModel.from_pretrained(os.path.join(args.models, models["esm"]), dtype=torch.float16, attn_implementation="sdpa", add_pooling_layer=False)
     mlp = load_file(os.path.join(args.models, models["mlp"][str(args.length)]))
-    return (dn.to("cuda", torch.float16).eval(), Tokenizer.from_file(os.path.join(dn_dir, "tokenizer.json")),
+    tokenizer = Tokenizer.from_file(os.path.join(dn_dir, "tokenizer.json"))
+    # DNABERT-S's tokenizer.json pads and truncates to 2000 tokens; transformers' tokenizer(seq) (what the original
+    # calls) ignores those settings, so the raw tokenizer must too.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return (dn.to("cuda", torch.float16).eval(), tokenizer,
             esm.to("cuda").eval(), {k: v.cuda() for k, v in mlp.items()})
 
 
