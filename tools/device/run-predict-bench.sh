@@ -6,13 +6,13 @@
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts
 #        (and .bench-data/NC_008253.fna.gz: E. coli 536 from Debian's bowtie-examples; see tools/bench/predict/README.md)
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-bench.sh FRAMES [PRECISION]
-# Knobs (environment): TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
+# Knobs (environment): READS_ONLY=1 only makes the models and reads; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
 # (seconds, default 560) stop a side that runs too long. The models stay in /tmp/models and are reused by a later
-# call on the same (still warm) machine. Every output ends up in $OUT/predict-bench.tgz (the device returns 8 files).
+# call on the same (still warm) machine. Every output ends up in $OUT/predict-bench-FRAMES-PRECISION.tgz (the device returns 8 files).
 set -uo pipefail
 out=/tmp/predict-bench; rm -rf "$out"; mkdir -p "$out"
 frames=${1:-100000}; precision=${2:-fp16}; budget=${TOKEN_BUDGET:-32768}
-trap 'tar czf "${OUT:-/tmp}/predict-bench.tgz" -C "$out" . 2>/dev/null' EXIT
+trap "tar czf \"${OUT:-/tmp}/predict-bench-$frames-$precision.tgz\" -C \"$out\" . 2>/dev/null" EXIT
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 # The layout the bundled code expects: run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs.
@@ -20,7 +20,11 @@ mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
 echo "== models and reads"
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models 2>&1 | tail -2
-python3 tools/bench/predict/make_reads.py --frames "$frames" --out /tmp/reads.fa test-data/lambda_virus.fa .bench-data/NC_008253.fna.gz | tee "$out/reads.json"
+# Reads of one size are made once per machine (a 1M-frame set takes a while): a later call reuses them.
+reads=/tmp/reads-$frames.fa
+[ -f "$reads.json" ] || python3 tools/bench/predict/make_reads.py --frames "$frames" --out "$reads" test-data/lambda_virus.fa .bench-data/NC_008253.fna.gz > "$reads.json"
+cp "$reads.json" "$out/reads.json"; cat "$out/reads.json"
+[ "${READS_ONLY:-0}" != 0 ] && exit 0
 sampled() { # NAME LIMIT CMD...: runs CMD with GPU utilisation sampled into $out/NAME-gpu.csv; prints wall seconds
   local name=$1; shift
   nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 > "$out/$name-gpu.csv" &
@@ -33,14 +37,14 @@ sampled() { # NAME LIMIT CMD...: runs CMD with GPU utilisation sampled into $out
 if [ "${OURS:-1}" != 0 ]; then
   echo "== ours: virnucpro predict --backend cuda --precision $precision --token-budget $budget"
   rm -rf /tmp/ours
-  sampled ours "${OURS_LIMIT:-560}" node .bundle/virnucpro-entry.mjs predict /tmp/reads.fa --models-dir /tmp/models --model-type 300 --backend cuda \
+  sampled ours "${OURS_LIMIT:-560}" node .bundle/virnucpro-entry.mjs predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda \
     --precision "$precision" --token-budget "$budget" --out-dir /tmp/ours --force --quiet
   tail -n 5 "$out/ours.err"; cp /tmp/ours/run_summary.json "$out/run_summary.json" && grep -v '"input"\|"models"\|"esm": "\|"dnabert": "\|"mlp"' "$out/run_summary.json" | tr -d ' \n'; echo
 fi
 if [ "${TORCH:-1}" != 0 ]; then
   echo "== PyTorch reference"
   rm -rf /tmp/torch
-  sampled torch "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py /tmp/reads.fa --models /tmp/models --length 300 --out-dir /tmp/torch
+  sampled torch "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir /tmp/torch
   tail -n 8 "$out/torch.err"; cat "$out/torch.out"
 fi
 if [ -d /tmp/ours ] && [ -d /tmp/torch ]; then

@@ -95,6 +95,11 @@ describe('features model: out of GPU memory', () => {
     expect(model.counters()).toEqual({ oomSplits: 0, fp32Recomputes: 2, esmTokens: 40, dnabertTokens: 25, peakGpuBytes: 123_456 });
   });
 
+  it('lets the worker run two batches at once on cuda, one elsewhere', () => {
+    expect(featuresModel(fakeEmbedder(3, 8), fakeEmbedder(2, 5), compute).concurrentBatches).toBe(2);
+    expect(featuresModel(fakeEmbedder(3, 8), fakeEmbedder(2, 5), { backend: 'cpu', precision: 'fp32' }).concurrentBatches).toBe(1);
+  });
+
   it('a frame too large for the GPU alone fails the batch with its id', async () => {
     const model = featuresModel(fakeEmbedder(3, 100), fakeEmbedder(2, 0), compute);
     await expect(model.embed(frames.slice(0, 2))).rejects.toThrow(/out of GPU memory embedding frame r_chunk_0F1 \(3 nt, 1 aa\) on its own/);

@@ -16,6 +16,12 @@ export interface Embedder<I = string> {
   /** One vector of length `dim` per item, in the order of `items`. */
   embed(items: I[]): Promise<Float32Array[]>;
   /**
+   * How many embed() calls may run at once (default 1). On a GPU, 2 lets a worker tokenize and launch the next
+   * batch while the previous one still computes, so the GPU does not wait between batches; the results of a
+   * batch must not depend on what else is in flight.
+   */
+  readonly concurrentBatches?: number;
+  /**
    * What the model runs on (backend, precision, GPU, library versions…), JSON-like (it crosses process
    * boundaries): a worker pool reports it as telemetry `info`.
    */

@@ -88,6 +88,16 @@ describe('worker pool + runEmbedding', () => {
     }
   });
 
+  it('runs as many batches at once in a worker as the model allows (concurrentBatches), with the same results', async () => {
+    const slow = { slowMs: { 0: 15, 1: 15 }, counters: true };
+    const one = await embedAll(items, slow, { workers: 1 });
+    const two = await embedAll(items, { ...slow, concurrentBatches: 2 }, { workers: 1 });
+    expect(one.telemetry[0].counters.maxRunning).toBe(1);
+    expect(two.telemetry[0].counters.maxRunning).toBe(2); // the pool's two in-flight batches ran side by side
+    expect(two.results.map((r) => Array.from(r.vector))).toEqual(expected);
+    expect(outputBytes(two.results)).toEqual(outputBytes(one.results));
+  });
+
   it("reports each worker's describe() and sums its counters() over workers and restarts", async () => {
     const dir = await tempDir();
     const pool = await startPool<string>({

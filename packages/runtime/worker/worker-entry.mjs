@@ -1,5 +1,6 @@
-// Worker entry: loads one model plugin and embeds the batches the pool sends, one at a time, in
-// arrival order. It runs as a child process (IPC channel) or as a thread of the pool's process
+// Worker entry: loads one model plugin and embeds the batches the pool sends, in arrival order, one at a time
+// or, when the model says it gains from it (`concurrentBatches`, e.g. 2 on a GPU), that many at once: the next
+// batch's tokenizing and kernel launches then happen while the GPU still runs the previous one. It runs as a child process (IPC channel) or as a thread of the pool's process
 // (the in-process mode: parentPort); the protocol is the same. Plain JavaScript on purpose: it must run straight from the source tree
 // (tests) as well as from an installed package, without a compile step.
 // Protocol: see ../src/protocol.ts.
@@ -19,7 +20,8 @@ if (!parentPort) process.on('disconnect', () => process.exit(0));
 
 let model = null;
 const queue = [];
-let busy = false;
+/** Batches inside model.embed() now. */
+let running = 0;
 /** The model's counters() as last reported to the parent. */
 let reported = {};
 
@@ -73,29 +75,34 @@ async function init(message) {
   }
 }
 
-async function drain() {
-  if (busy) return;
-  busy = true;
-  while (queue.length > 0) {
-    const { batchId, items } = queue.shift();
-    send({ type: 'started', batchId });
-    const started = performance.now();
-    try {
-      const vectors = await model.embed(items);
-      if (!Array.isArray(vectors) || vectors.length !== items.length) {
-        throw new Error(`embed() returned ${vectors?.length} vectors for ${items.length} items`);
-      }
-      const flat = new Float32Array(items.length * model.dim);
-      vectors.forEach((vector, row) => {
-        if (vector.length !== model.dim) throw new Error(`embed() returned a vector of length ${vector.length}, expected ${model.dim}`);
-        flat.set(vector, row * model.dim);
-      });
-      send({ type: 'result', batchId, vectors: flat, seconds: (performance.now() - started) / 1000, ...counterGrowth() });
-    } catch (error) {
-      send({ type: 'failed', batchId, message: String(error?.message ?? error), ...counterGrowth() });
-    }
+function drain() {
+  const limit = Math.max(1, Math.floor(model?.concurrentBatches ?? 1));
+  while (running < limit && queue.length > 0) {
+    running++;
+    void embedOne(queue.shift()).finally(() => {
+      running--;
+      drain();
+    });
   }
-  busy = false;
+}
+
+async function embedOne({ batchId, items }) {
+  send({ type: 'started', batchId });
+  const started = performance.now();
+  try {
+    const vectors = await model.embed(items);
+    if (!Array.isArray(vectors) || vectors.length !== items.length) {
+      throw new Error(`embed() returned ${vectors?.length} vectors for ${items.length} items`);
+    }
+    const flat = new Float32Array(items.length * model.dim);
+    vectors.forEach((vector, row) => {
+      if (vector.length !== model.dim) throw new Error(`embed() returned a vector of length ${vector.length}, expected ${model.dim}`);
+      flat.set(vector, row * model.dim);
+    });
+    send({ type: 'result', batchId, vectors: flat, seconds: (performance.now() - started) / 1000, ...counterGrowth() });
+  } catch (error) {
+    send({ type: 'failed', batchId, message: String(error?.message ?? error), ...counterGrowth() });
+  }
 }
 
 // In a thread, process.exit() ends only the thread.
@@ -106,7 +113,7 @@ async function drain() {
       break;
     case 'embed':
       queue.push(message);
-      void drain();
+      drain();
       break;
     case 'shutdown':
       try {

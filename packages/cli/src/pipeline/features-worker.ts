@@ -71,6 +71,9 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
     name: FEATURES_MODEL_NAME,
     dim,
     tokenCount: esmTokenCount,
+    // On cuda a batch's kernels queue on one stream behind the previous batch's, so two in flight keep the GPU
+    // fed while the host tokenizes and launches; each batch's results are the same as alone. Elsewhere one.
+    concurrentBatches: compute.backend === 'cuda' ? 2 : 1,
     async embed(items) {
       // VirNucPro feeds DNABERT-S the frame's nucleotide slice and ESM-2 its protein; merged as [dnabert | esm].
       // Each model splits on its own: only the one that ran out of memory pays for smaller batches. Both are
