@@ -136,9 +136,13 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
     try {
       for (let index = 0; ; index++) {
         if (!gate.isOpen()) {
-          // About to wait: if we wait for the consumer, items held for packing must go now, or
-          // the result the consumer waits for could be sitting in this window (deadlock).
-          if (!readAhead.isOpen()) flushWindow();
+          // About to wait. If the consumer waits for a result sitting in this window, held items must go now
+          // (deadlock). It can only be waiting on a held item once everything read before the window was
+          // delivered; then read − delivered − inPool = held, so the read-ahead is closed only if held ≥
+          // maxReadAhead. Otherwise waiting is safe: delivery reopens the read-ahead. (Flushing on every closed
+          // read-ahead sent a partial window each time a fast GPU outpaced the consumer: half-full batches.)
+          const held = packer ? packer.held : window.length;
+          if (!readAhead.isOpen() && held >= maxReadAhead) flushWindow();
           if (!(await whenOpen(gate, () => failed))) break;
         }
         if (failed) break;

@@ -88,6 +88,30 @@ describe('worker pool + runEmbedding', () => {
     }
   });
 
+  it('packs the same full batches for a consumer slower than the pool (no partial windows while batches are in flight)', async () => {
+    const batchesWith = async (consumerDelayMs: number) => {
+      const pool = await startPool<string>({ model: hashModel({ dim: DIM }), backend: 'cpu', workers: 1 });
+      const sizes: number[] = [];
+      pool.events$.subscribe((event) => {
+        if (event.type === 'batch') sizes.push(event.items);
+      });
+      try {
+        const results = [];
+        for await (const result of runEmbedding({ items: asyncItems(items), pack: PACK, pool })) {
+          results.push(result);
+          if (consumerDelayMs) await sleep(consumerDelayMs);
+        }
+        expect(results.map((r) => Array.from(r.vector))).toEqual(expected);
+        return sizes;
+      } finally {
+        await pool.close();
+      }
+    };
+    const fast = await batchesWith(0);
+    const slow = await batchesWith(2);
+    expect(slow.length).toBe(fast.length);
+  });
+
   it('runs as many batches at once in a worker as the model allows (concurrentBatches), with the same results', async () => {
     const slow = { slowMs: { 0: 15, 1: 15 }, counters: true };
     const one = await embedAll(items, slow, { workers: 1 });
