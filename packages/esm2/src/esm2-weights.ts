@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { halfToFloat } from '@virnucpro/ops';
 import { toFloat32, type TensorData } from '@virnucpro/weights';
 import type { CanonicalName } from './checkpoint-names.js';
 import { requiredEsm2Names } from './checkpoint-names.js';
@@ -58,12 +59,14 @@ export function checkEsm2StateDict(config: Esm2Config, tensors: ReadonlyMap<Cano
 
 /** Uploads a canonical state dict as resident tfjs tensors, transposing Linear weights once. */
 export function createEsm2Weights(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>): Esm2Weights {
-  const values = (name: string) => toFloat32(tensors.get(name)!);
-  const vector = (name: string) => tf.tensor1d(values(name));
-  const transposed = (name: string): tf.Tensor2D => {
-    const [out, inp] = tensors.get(name)!.shape;
-    return tf.tidy(() => tf.transpose(tf.tensor2d(values(name), [out, inp])));
+  // fp16/bf16 checkpoints reach the backend as their own bits (halfToFloat: widened on the GPU where it can).
+  const tensorOf = (name: string): tf.Tensor => {
+    const t = tensors.get(name)!;
+    if (t.dtype === 'float16' || t.dtype === 'bfloat16') return halfToFloat(t.data as Uint16Array, t.shape, t.dtype);
+    return tf.tensor(toFloat32(t), t.shape, 'float32');
   };
+  const vector = (name: string) => tensorOf(name) as tf.Tensor1D;
+  const transposed = (name: string): tf.Tensor2D => tf.tidy(() => tf.transpose(tensorOf(name) as tf.Tensor2D));
   const d = config.embedDim;
   const h = headDim(config);
   const qScale = h ** -0.5;
@@ -99,7 +102,7 @@ export function createEsm2Weights(config: Esm2Config, tensors: ReadonlyMap<Canon
   }
   void d;
   return {
-    embedTokens: tf.tensor2d(values('embed_tokens.weight'), tensors.get('embed_tokens.weight')!.shape as [number, number]),
+    embedTokens: tensorOf('embed_tokens.weight') as tf.Tensor2D,
     layers,
     finalNormGamma: vector('emb_layer_norm_after.weight'),
     finalNormBeta: vector('emb_layer_norm_after.bias'),

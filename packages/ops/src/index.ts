@@ -12,6 +12,7 @@ export {
   VnpSegmentMean, type VnpSegmentMeanInputs, type VnpSegmentMeanAttrs,
   VnpEmbedding, type VnpEmbeddingInputs, type VnpEmbeddingAttrs,
   vnpKernelNames,
+  VnpHalfToFloat, type VnpHalfToFloatInputs, type VnpHalfToFloatAttrs,
 } from './kernel-names.js';
 // Imported for its side effect: the composite kernels for cpu, wasm, webgpu and tensorflow.
 export { registerCompositeKernels } from './kernels/register-composites.js';
@@ -21,6 +22,7 @@ export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } f
 export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';
 export { geglu } from './geglu.js';
+export { halfToFloat } from './half-to-float.js';
 export { rotaryQkv } from './rotary-qkv.js';
 export { embedding } from './embedding.js';
 export { gelu } from './gelu.js';

@@ -86,3 +86,16 @@ export interface VnpEmbeddingAttrs extends NamedAttrMap {
 export const vnpKernelNames = [
   VnpLinear, VnpLayerNorm, VnpGeglu, VnpRotaryQkv, VnpPackedAttention, VnpSegmentMean, VnpEmbedding,
 ] as const;
+
+/**
+ * A float tensor from 16-bit float bit patterns (IEEE half or bfloat16) packed two per element of the int32
+ * tensor x (little-endian: element k holds value 2k in its low 16 bits, 2k+1 in its high ones), output [shape].
+ * Optional: a backend that stores floats in 16 bits registers it so fp16 weights reach the GPU as they are; on
+ * the others `halfToFloat` widens them on the host (see half-to-float.ts).
+ */
+export const VnpHalfToFloat = 'VnpHalfToFloat';
+export type VnpHalfToFloatInputs = { x: TensorInfo };
+export interface VnpHalfToFloatAttrs extends NamedAttrMap {
+  shape: number[];
+  format: 'float16' | 'bfloat16';
+}

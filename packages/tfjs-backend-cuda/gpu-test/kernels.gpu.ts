@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { embedding, geglu, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
+import { embedding, geglu, halfToFloat, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import '../src/index.js';
 
@@ -83,6 +83,15 @@ for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512]
   await check(`linear ${n}×${i}·${i}×${o} +bias gelu`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { activation: 'gelu' }));
   await check(`linear ${n}×${i}·${i}×${o} +bias +residual`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { residual: tf.tensor2d(r, [n, o]) }));
   await check(`linear ${n}×${i}·${i}×${o} gelu +residual`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { activation: 'gelu', residual: tf.tensor2d(r, [n, o]) }));
+}
+
+// Weights given as fp16 / bf16 bits (halfToFloat: the cuda kernel converts them on the GPU; cpu widens on the host).
+for (const n of [1, 7, 4096, 100003]) {
+  const v = random(n, -3, 3);
+  const f16 = float32ToFloat16Bits(v);
+  const bf16 = Uint16Array.from(new Uint32Array(Float32Array.from(v).buffer), (u) => u >>> 16);
+  await check(`halfToFloat float16 ${n}`, () => halfToFloat(f16, [n], 'float16'));
+  await check(`halfToFloat bfloat16 ${n}`, () => halfToFloat(bf16, [n], 'bfloat16'));
 }
 
 // LayerNorm (offset inputs: a mean far from 0 tests the two-pass variance). Rows of 100 (16-bit storage) and

@@ -8,6 +8,7 @@ import { castConfig } from './kernels/cast.js';
 import { concatConfig } from './kernels/concat.js';
 import { embeddingConfig } from './kernels/embedding.js';
 import { gegluConfig } from './kernels/geglu.js';
+import { halfToFloatConfig } from './kernels/half-to-float.js';
 import { layerNormConfig } from './kernels/layer-norm.js';
 import { linearConfig } from './kernels/linear.js';
 import { packedAttentionConfig } from './kernels/packed-attention.js';
@@ -25,7 +26,7 @@ export function setCudaBackendOptions(next: CudaBackendOptions): void {
 
 for (const config of [
   reshapeConfig, identityConfig, castConfig, transposeConfig, concatConfig, ...binaryConfigs,
-  linearConfig, layerNormConfig, gegluConfig, rotaryQkvConfig, packedAttentionConfig, segmentMeanConfig, embeddingConfig,
+  linearConfig, layerNormConfig, gegluConfig, rotaryQkvConfig, packedAttentionConfig, segmentMeanConfig, embeddingConfig, halfToFloatConfig,
 ]) registerKernel(config);
 
 // @virnucpro/ops finds the backend through this key (it cannot import this package statically: we import it).
