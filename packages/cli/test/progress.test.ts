@@ -100,6 +100,14 @@ describe('run summary', () => {
     expect(s.oomSplits).toBe(0);
     expect(s.cuda).toBeUndefined();
     expect('peakGpuBytes' in s).toBe(false); // a backend that reports no GPU memory: no field
+    expect('gpuBusyFraction' in s).toBe(false); // nor a utilisation
+  });
+
+  it('reports the mean of the GPU utilisation samples as a fraction', () => {
+    const b = new RunSummaryBuilder({ input: 'a.fa', chunkLength: 300, models: { esm: 'e', dnabert: 'd', mlp: 'm' }, backend: 'cuda', devices: [], workers: 0, tokenBudget: 100 });
+    b.gpuBusySamples = 4;
+    b.gpuBusyPercentSum = 100 + 100 + 90 + 82;
+    expect(b.build('complete').gpuBusyFraction).toBe(0.93);
   });
 
   it("reports this process's peak resident memory", () => {

@@ -5,6 +5,7 @@ import { CachingAllocator } from './caching-allocator.js';
 import { CublasLt } from './cublaslt.js';
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
+import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
 import { KernelCache } from './kernel-cache.js';
 import { KernelProfiler, type KernelTime } from './kernel-profiler.js';
 import { koffi } from './koffi.js';
@@ -61,6 +62,7 @@ export class CudaBackend extends KernelBackend {
   private readonly staging: { ptr: bigint; bytes: number; busy: boolean }[] = [];
   private readonly constants = new Map<string, DevicePtr>();
   private profiler: KernelProfiler | undefined;
+  private utilization: GpuUtilizationSampler | undefined;
   private storage: StorageType;
 
   constructor(options: CudaBackendOptions = {}) {
@@ -301,6 +303,24 @@ export class CudaBackend extends KernelBackend {
     else run();
   }
 
+  /**
+   * Starts sampling how busy this GPU is (NVML, as nvidia-smi reports it) every `intervalMs`; false when NVML is not
+   * available. `utilizationTotals()` returns the samples so far.
+   */
+  startUtilizationSampling(intervalMs = 200): boolean {
+    if (!this.utilization) {
+      const read = nvmlUtilizationReader(this.libraries.cuda, this.device.ordinal);
+      if (!read) return false;
+      this.utilization = new GpuUtilizationSampler(read);
+    }
+    this.utilization.start(intervalMs);
+    return true;
+  }
+
+  utilizationTotals(): UtilizationTotals | undefined {
+    return this.utilization?.current;
+  }
+
   /** Starts timing every kernel launch (CUDA events); `stopProfile()` returns GPU time per kernel. */
   startProfile(): void {
     this.profiler = new KernelProfiler(this.driver, this.stream);
@@ -355,6 +375,7 @@ export class CudaBackend extends KernelBackend {
   }
 
   override dispose(): void {
+    this.utilization?.stop();
     this.driver.synchronize(this.stream);
   }
 }

@@ -4,6 +4,7 @@ import './register.js';
 export { setCudaBackendOptions } from './register.js';
 export { CudaBackend, type CudaBackendOptions, type CudaBackendDescription, type TensorData } from './backend-cuda.js';
 export { type KernelTime } from './kernel-profiler.js';
+export { type UtilizationTotals } from './gpu-utilization.js';
 export { CudaOutOfMemoryError } from './caching-allocator.js';
 export { CudaError, type DeviceInfo } from './cuda-driver.js';
 export { NvrtcError } from './nvrtc.js';

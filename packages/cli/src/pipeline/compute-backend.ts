@@ -72,6 +72,19 @@ export function describeForLog(compute: ComputeDescription): string {
   return compute.backend === 'cuda' ? `cuda ${compute.precision}${compute.cuda ? ` (${compute.cuda.gpu})` : ''}` : compute.backend;
 }
 
+/**
+ * Starts sampling how busy the GPU is (the cuda backend reads NVML every 200 ms, as nvidia-smi would); a no-op on
+ * other backends or without NVML. `gpuUtilization()` returns the samples so far.
+ */
+export function startGpuUtilizationSampling(): void {
+  (tf.backend() as unknown as Partial<Pick<CudaBackend, 'startUtilizationSampling'>>).startUtilizationSampling?.();
+}
+
+export function gpuUtilization(): { samples: number; percentSum: number } {
+  const totals = (tf.backend() as unknown as Partial<Pick<CudaBackend, 'utilizationTotals'>>).utilizationTotals?.();
+  return totals ?? { samples: 0, percentSum: 0 };
+}
+
 /** Peak bytes the current backend's tensors held on the GPU (the cuda backend reports it; 0 where unknown). */
 export function peakGpuBytes(): number {
   return (tf.memory() as { peakBytesInGPU?: number }).peakBytesInGPU ?? 0;

@@ -4,7 +4,7 @@
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
-import { peakGpuBytes, startComputeBackend, type ComputeDescription } from './compute-backend.js';
+import { gpuUtilization, peakGpuBytes, startComputeBackend, startGpuUtilizationSampling, type ComputeDescription } from './compute-backend.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import { ModelLoadError } from '../errors.js';
@@ -26,6 +26,9 @@ export type FeaturesCounters = {
   esmTokens: number;
   /** Peak GPU bytes held by tensors so far (never shrinks, so the pool's sum of increases is the latest value). */
   peakGpuBytes: number;
+  /** GPU utilisation samples taken since the models loaded (cuda with NVML; 0 elsewhere) and their sum in percent. */
+  gpuBusySamples: number;
+  gpuBusyPercentSum: number;
 };
 
 /** The VirNucPro feature model: an Embedder of six-frame items (packed on their ESM-2 tokens). */
@@ -50,7 +53,9 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: F
   };
   const dnabert = await loadDnabertEmbedder(options.dnabert).catch(loadError('DNABERT-S model', options.dnabert));
   const esm = await loadEsm2Embedder(options.esm, { precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
-  return featuresModel(dnabert, esm, compute, peakGpuBytes);
+  // From here to the end the GPU should be busy: run_summary.json reports how busy it was.
+  startGpuUtilizationSampling();
+  return featuresModel(dnabert, esm, compute, { peakGpuBytes, gpuUtilization });
 }
 
 /** The embedders' part a features model uses (the tests give it fakes). */
@@ -60,7 +65,15 @@ export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embed' | '
  * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
  * worker or in-process: a batch that runs out of GPU memory is split and retried here (oom-split.ts).
  */
-export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription, gpuPeak: () => number = () => 0): FeaturesModel {
+/** What the features model reports about the GPU (the tests give fakes; zeros where there is none). */
+export interface GpuProbes {
+  peakGpuBytes(): number;
+  gpuUtilization(): { samples: number; percentSum: number };
+}
+
+const NO_GPU: GpuProbes = { peakGpuBytes: () => 0, gpuUtilization: () => ({ samples: 0, percentSum: 0 }) };
+
+export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription, gpu: GpuProbes = NO_GPU): FeaturesModel {
   const dim = dnabert.dim + esm.dim;
   const counters = { oomSplits: 0 };
   const split = {
@@ -93,12 +106,15 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
     describe: () => ({ ...compute, ...(compute.cuda ? { cuda: { ...compute.cuda } } : {}) }),
     counters: () => {
       const esmCounters = esm.counters?.();
+      const busy = gpu.gpuUtilization();
       return {
         ...counters,
         fp32Recomputes: esmCounters?.fp32Recomputes ?? 0,
         esmTokens: esmCounters?.tokens ?? 0,
         dnabertTokens: dnabert.counters?.().tokens ?? 0,
-        peakGpuBytes: gpuPeak(),
+        peakGpuBytes: gpu.peakGpuBytes(),
+        gpuBusySamples: busy.samples,
+        gpuBusyPercentSum: busy.percentSum,
       };
     },
     dispose() {

@@ -256,6 +256,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.esmTokens = telemetry.reduce((sum, t) => sum + counterOf(t, 'esmTokens'), 0);
     summary.dnabertTokens = telemetry.reduce((sum, t) => sum + counterOf(t, 'dnabertTokens'), 0);
     summary.peakGpuBytes = Math.max(0, ...telemetry.map((t) => counterOf(t, 'peakGpuBytes')));
+    summary.gpuBusySamples = telemetry.reduce((sum, t) => sum + counterOf(t, 'gpuBusySamples'), 0);
+    summary.gpuBusyPercentSum = telemetry.reduce((sum, t) => sum + counterOf(t, 'gpuBusyPercentSum'), 0);
     if (pool.pool.devices.some((d) => d.label !== IN_PROCESS_DEVICE.label)) {
       summary.workerStats = telemetry.map((t) => {
         const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;

@@ -34,6 +34,11 @@ export interface RunSummary {
   /** Peak GPU memory held by tensors (cuda's allocator: in use, not cached), the largest over workers; absent on backends that do not report it. */
   peakGpuBytes?: number;
   /**
+   * Mean GPU utilisation (0–1) from the model loads to the last batch, sampled every 200 ms from NVML as nvidia-smi
+   * reports it (the share of time a kernel ran), over all workers' GPUs; absent where it cannot be sampled.
+   */
+  gpuBusyFraction?: number;
+  /**
    * Peak resident memory of this process (its worker threads included: the default mode runs the models in one),
    * from the OS's high-water mark; worker processes of --workers N report theirs in workerStats.
    */
@@ -81,6 +86,8 @@ export class RunSummaryBuilder {
   oomSplits = 0;
   fp32Recomputes = 0;
   peakGpuBytes = 0;
+  gpuBusySamples = 0;
+  gpuBusyPercentSum = 0;
   workerStats?: WorkerStats[];
   private precision = 'fp32';
   private cuda?: CudaDeviceSummary;
@@ -151,6 +158,7 @@ export class RunSummaryBuilder {
       oomSplits: this.oomSplits,
       fp32Recomputes: this.fp32Recomputes,
       ...(this.peakGpuBytes > 0 ? { peakGpuBytes: this.peakGpuBytes } : {}),
+      ...(this.gpuBusySamples > 0 ? { gpuBusyFraction: this.gpuBusyPercentSum / (100 * this.gpuBusySamples) } : {}),
       peakRssBytes: this.peakRss(),
       stageSeconds: this.stageSeconds,
       totalSeconds,
