@@ -1,0 +1,64 @@
+// Issue #13's acceptance: a package user who composes the packages' exported pieces by hand — read FASTA, cut
+// chunks, keep stop-free frames, embed [DNABERT-S | ESM-2] on runEmbedding, classify with the MLP, write with the
+// PredictionWriter — gets exactly the files `virnucpro predict` writes. Only public entry points are imported.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
+import { loadDnabertEmbedder } from '@virnucpro/dnabert';
+import { loadEsm2Embedder } from '@virnucpro/esm2';
+import { readFasta } from '@virnucpro/fasta-stream';
+import { initBackend } from '@virnucpro/ops';
+import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
+import { chunkRecord, identifyFrames, type Frame } from '@virnucpro/sixframe';
+import { runCli, testData } from './cli-harness.js';
+
+const example = join(testData, 'e2e/test_with_orfs');
+const models = { esm: join(testData, 'e2e/esm2-tiny'), dnabert: join(testData, 'e2e/dnabert-tiny'), mlp: join(testData, 'e2e/mlp.pth') };
+const input = join(example, 'test_with_orfs.fa');
+const dir = mkdtempSync(join(tmpdir(), 'vnp-compose-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The pipeline written by hand from the packages' public APIs (what a user of the packages would write). */
+async function composeByHand(outDir: string): Promise<void> {
+  await initBackend('cpu');
+  const dnabert = await loadDnabertEmbedder(models.dnabert);
+  const esm = await loadEsm2Embedder(models.esm);
+  const mlp = await loadMlp(models.mlp);
+  const writer = await PredictionWriter.create(outDir);
+  // FASTA → 500-bp chunks → the stop-free frames of each chunk's six-frame translation.
+  async function* frames(): AsyncGenerator<Frame> {
+    for await (const record of readFasta(input)) {
+      const chunks = chunkRecord(record, 500);
+      writer.declareChunks(record.id, chunks.length);
+      for (const chunk of chunks) yield* identifyFrames(chunk.id, chunk.sequence);
+    }
+  }
+  // Each frame's features: DNABERT-S mean of its nucleotides, then ESM-2 mean of its protein.
+  const features = serialEmbedder<Frame>(async (batch) => {
+    const items = batch.items.map((item) => item.value);
+    const [nt, aa] = [await dnabert.embed(items.map((f) => f.nucleotide)), await esm.embed(items.map((f) => f.protein))];
+    return items.map((_, row) => Float32Array.from([...nt[row], ...aa[row]]));
+  });
+  const run = runEmbedding({ items: frames(), pack: { tokenBudget: 1024, window: 64, tokenCount: (f) => f.protein.length + 2 }, pool: features });
+  for await (const { item, vector } of run) await writer.writeBatch([item.id], mlp.predict(vector, 1));
+  await writer.finish();
+  dnabert.dispose();
+  esm.dispose();
+}
+
+describe('the packages composed by hand', () => {
+  it("write byte for byte what `virnucpro predict` writes", async () => {
+    const byHand = join(dir, 'by-hand');
+    await composeByHand(byHand);
+    const cli = join(dir, 'cli');
+    const r = runCli(['predict', input, '--length', '500', '--esm', models.esm, '--dnabert', models.dnabert, '--mlp', models.mlp, '--backend', 'cpu', '--out-dir', cli, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']) {
+      const expected = readFileSync(join(cli, file), 'utf8');
+      expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
+      expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
+    }
+  }, 120_000);
+});
