@@ -9,9 +9,11 @@ import { loadMlp, PredictionWriter } from '@virnucpro/consensus';
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import { readFasta } from '@virnucpro/fasta-stream';
+import { fasta$ } from '@virnucpro/fasta-stream/rxjs';
 import { initBackend } from '@virnucpro/ops';
 import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
-import { chunkRecord, identifyFrames, type Frame } from '@virnucpro/sixframe';
+import { chunkRecord, chunkRecords, formatSingleLineFasta, formatWrappedFasta, identifyFrames, sixFrames, type Frame } from '@virnucpro/sixframe';
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { runCli, testData } from './cli-harness.js';
 
 const example = join(testData, 'e2e/test_with_orfs');
@@ -61,4 +63,28 @@ describe('the packages composed by hand', () => {
       expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
     }
   }, 120_000);
+});
+
+describe("the packages' RxJS operators composed by hand", () => {
+  it('write byte for byte what `virnucpro prep` writes (the original tool\'s three files)', async () => {
+    const stem = 'test_with_orfs';
+    const source = join(testData, 'sixframe', `${stem}.fa`);
+    // fasta$ → chunkRecords → the chunk file; the same chunks → sixFrames → the two frame files.
+    const chunks = await lastValueFrom(fasta$(source).pipe(chunkRecords(500), toArray()));
+    const frames = await lastValueFrom(from(chunks).pipe(sixFrames(), toArray()));
+    const text = (lines: string[]) => lines.join('');
+    const byHand = {
+      '_chunked500.fa': text(chunks.map((c) => formatWrappedFasta(c.id, c.sequence))),
+      '_identified_nucleotide.fa': text(frames.map((f) => formatSingleLineFasta(f.id, f.nucleotide))),
+      '_identified_protein.faa': text(frames.map((f) => formatSingleLineFasta(f.id, f.protein))),
+    };
+    const out = join(dir, 'prep');
+    const r = runCli(['prep', source, '--length', '500', '--out-dir', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    for (const [suffix, content] of Object.entries(byHand)) {
+      const expected = readFileSync(join(out, stem + suffix), 'utf8');
+      expect(expected.length).toBeGreaterThan(100);
+      expect(content, suffix).toBe(expected);
+    }
+  });
 });
