@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { DeviceSelectionError } from './errors.js';
-import { dawnFlagsToEnv } from '@virnucpro/ops';
+// The subpath, not the entry point: ops' entry point loads tfjs and its backends (~20 MB) that the runtime never uses.
+import { dawnFlagsToEnv } from '@virnucpro/ops/webgpu-setup';
 import { cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
 import { isolationUnavailable } from './device-isolation.js';
 import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
