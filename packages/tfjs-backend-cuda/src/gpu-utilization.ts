@@ -43,7 +43,14 @@ export class GpuUtilizationSampler {
   }
 
   sampleNow(): void {
-    const percent = this.read();
+    let percent: number | undefined;
+    try {
+      percent = this.read();
+    } catch {
+      // Runs on a timer: a throw here would end the worker. A reader that fails once is not asked again.
+      this.stop();
+      return;
+    }
     if (percent === undefined) return;
     this.totals.samples++;
     this.totals.percentSum += percent;

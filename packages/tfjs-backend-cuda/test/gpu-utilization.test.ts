@@ -17,6 +17,24 @@ describe('GpuUtilizationSampler', () => {
     expect(sampler.current).toEqual({ samples: 3, percentSum: 140 });
   });
 
+  it('stops, without throwing, at a reader that throws (it runs on a timer)', () => {
+    let calls = 0;
+    const sampler = new GpuUtilizationSampler(() => {
+      calls++;
+      if (calls === 2) throw new Error('NVML gone');
+      return 80;
+    });
+    vi.useFakeTimers();
+    try {
+      sampler.start(200);
+      expect(() => vi.advanceTimersByTime(1000)).not.toThrow();
+      expect(calls).toBe(2); // not asked again after the throw
+      expect(sampler.current).toEqual({ samples: 1, percentSum: 80 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('samples on a timer until stopped', () => {
     vi.useFakeTimers();
     try {
