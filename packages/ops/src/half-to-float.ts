@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { bfloat16ToFloat32, float16ToFloat32 } from '@virnucpro/weights';
+import { toFloat32 } from '@virnucpro/weights';
 import { VnpHalfToFloat, type VnpHalfToFloatAttrs, type VnpHalfToFloatInputs } from './kernel-names.js';
 import { runVnpKernel } from './op-checks.js';
 
@@ -13,7 +13,7 @@ export function halfToFloat(bits: Uint16Array, shape: number[], format: VnpHalfT
   const size = shape.reduce((a, b) => a * b, 1);
   if (size !== bits.length) throw new Error(`halfToFloat: ${bits.length} values for shape [${shape}]`);
   if (!tf.getKernel(VnpHalfToFloat, tf.getBackend())) {
-    return tf.tensor(format === 'float16' ? float16ToFloat32(bits) : bfloat16ToFloat32(bits), shape, 'float32');
+    return tf.tensor(toFloat32({ dtype: format, shape, data: bits }), shape, 'float32');
   }
   // Two halves per int32 word: the same bytes, reinterpreted (copied only when odd-sized or unaligned).
   const aligned = bits.length % 2 === 0 && bits.byteOffset % 4 === 0;
