@@ -1,8 +1,9 @@
 // Worker entry: loads one model plugin and embeds the batches the pool sends, in arrival order, one at a time
 // or, when the model says it gains from it (`concurrentBatches`, e.g. 2 on a GPU), that many at once: the next
-// batch's tokenizing and kernel launches then happen while the GPU still runs the previous one. It runs as a child process (IPC channel) or as a thread of the pool's process
-// (the in-process mode: parentPort); the protocol is the same. Plain JavaScript on purpose: it must run straight from the source tree
-// (tests) as well as from an installed package, without a compile step.
+// batch's tokenizing and kernel launches then happen while the GPU still runs the previous one. It runs as a child
+// process (IPC channel) or as a thread of the pool's process (the in-process mode: parentPort); the protocol is the
+// same. Plain JavaScript on purpose: it must run straight from the source tree (tests) as well as from an installed
+// package, without a compile step.
 // Protocol: see ../src/protocol.ts.
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';

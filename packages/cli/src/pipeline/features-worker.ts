@@ -61,10 +61,6 @@ export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: F
 /** The embedders' part a features model uses (the tests give it fakes). */
 export type SequenceEmbedder = Pick<Embedder, 'dim' | 'tokenCount' | 'embed' | 'dispose' | 'counters'>;
 
-/**
- * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
- * worker or in-process: a batch that runs out of GPU memory is split and retried here (oom-split.ts).
- */
 /** What the features model reports about the GPU (the tests give fakes; zeros where there is none). */
 export interface GpuProbes {
   peakGpuBytes(): number;
@@ -73,6 +69,10 @@ export interface GpuProbes {
 
 const NO_GPU: GpuProbes = { peakGpuBytes: () => 0, gpuUtilization: () => ({ samples: 0, percentSum: 0 }) };
 
+/**
+ * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
+ * worker or in-process: a batch that runs out of GPU memory is split and retried here (oom-split.ts).
+ */
 export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription, gpu: GpuProbes = NO_GPU): FeaturesModel {
   const dim = dnabert.dim + esm.dim;
   const counters = { oomSplits: 0 };
