@@ -7,7 +7,9 @@
 #        (and .bench-data/NC_008253.fna.gz: E. coli 536 from Debian's bowtie-examples; see tools/bench/predict/README.md)
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-bench.sh FRAMES [PRECISION]
 # Knobs (environment): READS_ONLY=1 only makes the models and reads; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
-# (seconds, default 560) stop a side that runs too long. The models stay in /tmp/models and are reused by a later
+# (seconds, default 560) stop a side that runs too long; TORCH_RECORDS=START:END runs the reference on those records
+# only, into /tmp/torch-parts (1 M frames need ~18 min: three calls of a third each), and TORCH_MERGE=1 joins the
+# parts there (tools/bench/predict/merge_parts.py) into the reference's outputs before the comparison. The models stay in /tmp/models and are reused by a later
 # call on the same (still warm) machine. Every output ends up in $OUT/predict-bench-FRAMES-PRECISION.tgz (the device returns 8 files).
 set -uo pipefail
 out=/tmp/predict-bench; rm -rf "$out"; mkdir -p "$out"
@@ -41,11 +43,22 @@ if [ "${OURS:-1}" != 0 ]; then
     --precision "$precision" --token-budget "$budget" --out-dir /tmp/ours --force --quiet
   tail -n 5 "$out/ours.err"; cp /tmp/ours/run_summary.json "$out/run_summary.json" && grep -v '"input"\|"models"\|"esm": "\|"dnabert": "\|"mlp"' "$out/run_summary.json" | tr -d ' \n'; echo
 fi
-if [ "${TORCH:-1}" != 0 ]; then
+if [ -n "${TORCH_RECORDS:-}" ]; then
+  part=/tmp/torch-parts/${TORCH_RECORDS/:/-}; name=torch-${TORCH_RECORDS/:/-}
+  echo "== PyTorch reference, records $TORCH_RECORDS"
+  rm -rf "$part"
+  sampled "$name" "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir "$part" --records "$TORCH_RECORDS"
+  tail -n 8 "$out/$name.err"; cp "$out/$name.out" "$part/result.json"; cat "$part/result.json"
+elif [ "${TORCH:-1}" != 0 ]; then
   echo "== PyTorch reference"
   rm -rf /tmp/torch
   sampled torch "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir /tmp/torch
   tail -n 8 "$out/torch.err"; cat "$out/torch.out"
+fi
+if [ "${TORCH_MERGE:-0}" != 0 ]; then
+  echo "== PyTorch reference parts joined"
+  rm -rf /tmp/torch
+  python3 tools/bench/predict/merge_parts.py /tmp/torch $(ls -d /tmp/torch-parts/* | sort -t/ -k4 -n) | tee "$out/torch-merged.json"
 fi
 if [ -d /tmp/ours ] && [ -d /tmp/torch ]; then
   echo "== outputs compared (labels, max |Δscore|)"

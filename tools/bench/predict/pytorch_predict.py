@@ -4,10 +4,12 @@ Prep as the original (virnucpro_prep.py: chunking, six frames, stop-free frames)
 PyTorch attention path: ../dnabert/pytorch_dnabert.py) and ESM-2 in fp16 with SDPA (transformers EsmModel), each
 on length-sorted padded batches of a token budget, the MLP, then prediction_results.txt and
 prediction_results_highestscore.csv in the refactor's formats. Models: a folder from make_models.py (models.json).
-  python3 tools/bench/predict/pytorch_predict.py READS.fa --models DIR --length 300 --out-dir OUT
+  python3 tools/bench/predict/pytorch_predict.py READS.fa --models DIR --length 300 --out-dir OUT [--records START:END]
+--records runs records START..END-1 (0-based) only: a 1 M-frame reference does not fit one 10-minute device call, so
+it runs as parts whose outputs merge_parts.py joins (each part's rows are a contiguous stretch of the whole's).
 Prints JSON: frames, tokens per model, seconds per stage and in total (model loading included).
 """
-import argparse, datetime, json, os, sys, time
+import argparse, datetime, itertools, json, os, sys, time
 import torch
 from safetensors.torch import load_file
 from tokenizers import Tokenizer
@@ -28,7 +30,9 @@ p.add_argument("--length", type=int, default=300)
 p.add_argument("--out-dir", required=True)
 p.add_argument("--esm-budget", type=int, default=32768)
 p.add_argument("--dnabert-budget", type=int, default=65536)
+p.add_argument("--records", default=None, help="START:END, 0-based record indices, END exclusive")
 args = p.parse_args()
+record_range = tuple(int(x) for x in args.records.split(":")) if args.records else (0, None)
 stages = {}
 start = time.perf_counter()
 
@@ -43,7 +47,8 @@ def timed(name, fn):
 
 
 def prep():
-    return [f for cid, seq in chunks(read_fasta(args.input), args.length) for f in stop_free_frames(cid, seq)]
+    records = itertools.islice(read_fasta(args.input), *record_range)
+    return [f for cid, seq in chunks(records, args.length) for f in stop_free_frames(cid, seq)]
 
 
 frames = timed("prep", prep)
@@ -145,6 +150,6 @@ def write():
 timed("write", write)
 total = time.perf_counter() - start
 print(json.dumps({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
-                  "frames": len(frames), "dnabertTokens": dn_tokens, "esmTokens": esm_tokens, "seconds": round(total, 2), "stages": stages,
+                  "records": args.records or "all", "frames": len(frames), "dnabertTokens": dn_tokens, "esmTokens": esm_tokens, "seconds": round(total, 2), "stages": stages,
                   "framesPerSecond": round(len(frames) / total), "esmTokensPerSecondInStage": round(esm_tokens / stages["ESM-2"]),
                   "peakGpuBytes": torch.cuda.max_memory_allocated()}, indent=1))
