@@ -304,10 +304,10 @@ export class CudaBackend extends KernelBackend {
   }
 
   /**
-   * Starts sampling how busy this GPU is (NVML, as nvidia-smi reports it) every `intervalMs`; false when NVML is not
-   * available. `utilizationTotals()` returns the samples so far.
+   * Starts collecting how busy this GPU is (the driver's own utilisation samples through NVML, read every
+   * `intervalMs`); false when NVML is not available. `utilizationTotals()` returns the samples so far.
    */
-  startUtilizationSampling(intervalMs = 200): boolean {
+  startUtilizationSampling(intervalMs = 1000): boolean {
     if (!this.utilization) {
       const read = nvmlUtilizationReader(this.libraries.cuda, this.device.ordinal);
       if (!read) return false;

@@ -1,11 +1,18 @@
-// How busy the GPU is, as nvidia-smi says it: NVML's utilisation rate (the share of the last sample period in which
-// a kernel ran), sampled on a timer. NVML numbers GPUs its own way (not by CUDA_VISIBLE_DEVICES), so the device is
+// How busy the GPU is, as nvidia-smi says it: the share of time in which a kernel ran, from the samples the driver
+// itself takes (NVML's sample buffer, one every 1/6 s to 1 s by GPU). Reading that buffer, rather than the current
+// rate on a timer, is what makes the figure honest: a timer on the thread that launches the kernels fires mostly
+// while that thread waits for the GPU, i.e. while the GPU is busy (measured on an H100: 0.99 that way against 0.80
+// from nvidia-smi over the same run). NVML numbers GPUs its own way (not by CUDA_VISIBLE_DEVICES), so the device is
 // found by the UUID the CUDA driver gives for our ordinal. Everything here is optional: without NVML (a driver
 // install without libnvidia-ml, a container that hides it) the backend simply reports no utilisation.
 import { dirname, join } from 'node:path';
 import { bindLibrary, type NativeFunction } from './koffi.js';
 
 const NVML_SUCCESS = 0;
+const NVML_ERROR_NOT_FOUND = 6; // no sample newer than the timestamp given
+const NVML_GPU_UTILIZATION_SAMPLES = 1;
+const NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+const SAMPLE_BYTES = 16; // nvmlSample_t: unsigned long long timeStamp (µs); nvmlValue_t (8-byte union)
 
 /** "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", the form NVML and nvidia-smi use, from CUDA's 16 UUID bytes. */
 export function formatGpuUuid(bytes: Uint8Array): string {
@@ -21,19 +28,37 @@ export interface UtilizationTotals {
   percentSum: number;
 }
 
+/** One driver sample: when it was taken (CPU time, µs) and the percent of its period in which a kernel ran. */
+export interface UtilizationSample {
+  timeStamp: bigint;
+  percent: number;
+}
+
+/**
+ * The driver's samples newer than `lastSeen` (µs; 0n: all it holds), oldest first; undefined when they cannot be
+ * read this time. It may take a while (a driver call), so it is asynchronous.
+ */
+export type UtilizationSampleReader = (lastSeen: bigint) => Promise<readonly UtilizationSample[] | undefined>;
+
 export class GpuUtilizationSampler {
   private readonly totals: UtilizationTotals = { samples: 0, percentSum: 0 };
   private timer: NodeJS.Timeout | undefined;
+  /** Newest sample timestamp seen; undefined until the first read, which only marks where counting starts. */
+  private lastSeen: bigint | undefined;
+  private reading = false;
+  private failed = false;
 
-  constructor(private readonly read: () => number | undefined) {}
+  constructor(private readonly read: UtilizationSampleReader) {}
 
   /**
-   * Samples every `intervalMs` until stop(). NVML itself averages over its own sample period (1/6 s to 1 s by GPU),
-   * so 200 ms samples, as the benchmarks take with nvidia-smi, see every period. The timer never keeps the process up.
+   * Collects the driver's samples every `intervalMs` until stop(). The driver keeps several seconds of samples, so
+   * a late timer (a busy thread) loses none; samples from before start() are not counted. The timer never keeps the
+   * process up.
    */
-  start(intervalMs = 200): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.sampleNow(), intervalMs);
+  start(intervalMs = 1000): void {
+    if (this.timer || this.failed) return;
+    void this.collect();
+    this.timer = setInterval(() => void this.collect(), intervalMs);
     this.timer.unref();
   }
 
@@ -42,18 +67,32 @@ export class GpuUtilizationSampler {
     this.timer = undefined;
   }
 
-  sampleNow(): void {
-    let percent: number | undefined;
+  /** Reads the samples since the last read; skipped while the previous read is still under way. */
+  async collect(): Promise<void> {
+    if (this.reading || this.failed) return;
+    this.reading = true;
+    let samples: readonly UtilizationSample[] | undefined;
     try {
-      percent = this.read();
+      samples = await this.read(this.lastSeen ?? 0n);
     } catch {
-      // Runs on a timer: a throw here would end the worker. A reader that fails once is not asked again.
+      // Runs on a timer: a rejection here would end the worker. A reader that fails once is not asked again.
+      this.failed = true;
       this.stop();
       return;
+    } finally {
+      this.reading = false;
     }
-    if (percent === undefined) return;
-    this.totals.samples++;
-    this.totals.percentSum += percent;
+    if (!samples) return;
+    const baseline = this.lastSeen === undefined;
+    for (const sample of samples) {
+      if (this.lastSeen !== undefined && sample.timeStamp <= this.lastSeen) continue;
+      this.lastSeen = sample.timeStamp;
+      if (baseline) continue;
+      this.totals.samples++;
+      this.totals.percentSum += sample.percent;
+    }
+    // An empty buffer at the first read: counting starts now (the driver's clock is the CPU's, in µs).
+    if (baseline && this.lastSeen === undefined) this.lastSeen = BigInt(Date.now()) * 1000n;
   }
 
   get current(): UtilizationTotals {
@@ -61,11 +100,22 @@ export class GpuUtilizationSampler {
   }
 }
 
+/** The samples in a filled nvmlSample_t array of `count` entries. */
+export function decodeUtilizationSamples(buffer: Uint8Array, count: number): UtilizationSample[] {
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const samples: UtilizationSample[] = [];
+  for (let i = 0; i < count; i++) {
+    samples.push({ timeStamp: view.getBigUint64(i * SAMPLE_BYTES, true), percent: view.getUint32(i * SAMPLE_BYTES + 8, true) });
+  }
+  return samples.sort((a, b) => (a.timeStamp < b.timeStamp ? -1 : a.timeStamp > b.timeStamp ? 1 : 0));
+}
+
 /**
- * A reader of one GPU's utilisation through NVML (libnvidia-ml.so.1 beside libcuda, else the loader's search
- * path), or undefined when NVML or the device cannot be had.
+ * A reader of one GPU's utilisation samples through NVML (libnvidia-ml.so.1 beside libcuda, else the loader's
+ * search path), or undefined when NVML or the device cannot be had. The driver call runs off the JS thread (koffi's
+ * async call on a libuv pool thread), so the thread that launches the kernels never waits on it.
  */
-export function nvmlUtilizationReader(cudaLibrary: string, cudaDevice: number): (() => number | undefined) | undefined {
+export function nvmlUtilizationReader(cudaLibrary: string, cudaDevice: number): UtilizationSampleReader | undefined {
   try {
     const cuda = bindLibrary(cudaLibrary, ['int cuDeviceGetUuid_v2(void *uuid, int device)']);
     const uuidBytes = new Uint8Array(16);
@@ -74,8 +124,23 @@ export function nvmlUtilizationReader(cudaLibrary: string, cudaDevice: number): 
     if (!nvml || nvml.nvmlInit_v2() !== NVML_SUCCESS) return undefined;
     const handle = new BigUint64Array(1);
     if (nvml.nvmlDeviceGetHandleByUUID(formatGpuUuid(uuidBytes), handle) !== NVML_SUCCESS) return undefined;
-    const rates = new Uint32Array(2); // nvmlUtilization_t: { gpu, memory } in percent
-    return () => (nvml.nvmlDeviceGetUtilizationRates(handle[0], rates) === NVML_SUCCESS ? rates[0] : undefined);
+    const getSamples = nvml.nvmlDeviceGetSamples;
+    const valueType = new Int32Array(1);
+    const count = new Uint32Array(1);
+    // Called without a buffer, NVML says how many samples it keeps: the buffer for every later read.
+    if (getSamples(handle[0], NVML_GPU_UTILIZATION_SAMPLES, 0n, valueType, count, null) !== NVML_SUCCESS || count[0] === 0) return undefined;
+    const capacity = count[0];
+    const buffer = new Uint8Array(capacity * SAMPLE_BYTES); // one read at a time: the sampler waits for each
+    return (lastSeen) =>
+      new Promise((resolve, reject) => {
+        count[0] = capacity;
+        getSamples.async(handle[0], NVML_GPU_UTILIZATION_SAMPLES, lastSeen, valueType, count, buffer, (error: unknown, status: number) => {
+          if (error) reject(error);
+          else if (status === NVML_ERROR_NOT_FOUND) resolve([]);
+          else if (status !== NVML_SUCCESS || valueType[0] !== NVML_VALUE_TYPE_UNSIGNED_INT) resolve(undefined);
+          else resolve(decodeUtilizationSamples(buffer, Math.min(count[0], capacity)));
+        });
+      });
   } catch {
     return undefined;
   }
@@ -86,7 +151,7 @@ function loadNvml(path: string): Record<string, NativeFunction> | undefined {
     return bindLibrary(path, [
       'int nvmlInit_v2()',
       'int nvmlDeviceGetHandleByUUID(const char *uuid, void *device)',
-      'int nvmlDeviceGetUtilizationRates(void *device, void *utilization)',
+      'int nvmlDeviceGetSamples(void *device, int type, unsigned long long lastSeenTimeStamp, void *sampleValType, void *sampleCount, void *samples)',
     ]);
   } catch {
     return undefined;

@@ -22,8 +22,11 @@ export function koffi(): Koffi {
   return loaded;
 }
 
-/** A C function bound by koffi; the CUDA libraries' functions all return a status code. */
-export type NativeFunction = (...args: unknown[]) => number;
+/**
+ * A C function bound by koffi; the CUDA libraries' functions all return a status code. `async` runs the call on a
+ * libuv pool thread and hands (error, result) to the callback given last: for calls that may block for a while.
+ */
+export type NativeFunction = ((...args: unknown[]) => number) & { async(...argsThenCallback: unknown[]): void };
 
 /** Loads a shared library and declares the given C prototypes; the functions by name. */
 export function bindLibrary(path: string, prototypes: readonly string[]): Record<string, NativeFunction> {

@@ -73,7 +73,7 @@ export function describeForLog(compute: ComputeDescription): string {
 }
 
 /**
- * Starts sampling how busy the GPU is (the cuda backend reads NVML every 200 ms, as nvidia-smi would); a no-op on
+ * Starts collecting how busy the GPU is (the cuda backend reads the driver's own utilisation samples through NVML); a no-op on
  * other backends or without NVML. `gpuUtilization()` returns the samples so far.
  */
 export function startGpuUtilizationSampling(): void {
