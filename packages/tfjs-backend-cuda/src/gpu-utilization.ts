@@ -1,10 +1,11 @@
 // How busy the GPU is, as nvidia-smi says it: the share of time in which a kernel ran, from the samples the driver
 // itself takes (NVML's sample buffer, one every 1/6 s to 1 s by GPU). Reading that buffer, rather than the current
 // rate on a timer, is what makes the figure honest: a timer on the thread that launches the kernels fires mostly
-// while that thread waits for the GPU, i.e. while the GPU is busy (an H100, 150K frames: 0.99 that way, where nvidia-smi's
-// samples of the same run give ~0.88 for the embedding phase). NVML numbers GPUs its own way (not by CUDA_VISIBLE_DEVICES), so the device is
-// found by the UUID the CUDA driver gives for our ordinal. Everything here is optional: without NVML (a driver
-// install without libnvidia-ml, a container that hides it) the backend simply reports no utilisation.
+// while that thread waits for the GPU, i.e. while the GPU is busy (an H100, 150K frames: 0.99 that way, where
+// nvidia-smi's samples of the same run give ~0.88 for the embedding phase). NVML numbers GPUs its own way (not by
+// CUDA_VISIBLE_DEVICES), so the device is found by the UUID the CUDA driver gives for our ordinal. Everything here is
+// optional: without NVML (a driver install without libnvidia-ml, a container that hides it) the backend simply
+// reports no utilisation.
 import { dirname, join } from 'node:path';
 import { bindLibrary, type NativeFunction } from './koffi.js';
 
