@@ -25,7 +25,11 @@ export interface PoolOptions {
   /** Already-resolved devices (skips discovery). */
   resolvedDevices?: DeviceInfo[];
   discover?: DeviceSelection['discover'];
-  /** Credit K: batches a worker may hold (one computing, the rest queued in its process). Default 2. */
+  /**
+   * Credit K: batches a worker may hold when it computes one at a time (one computing, K − 1 queued in its process).
+   * Default 2. A worker whose model runs C at once (`concurrentBatches`) holds K + C − 1: still K − 1 waiting, so it
+   * starts the next batch the moment one finishes instead of after a round trip through this process.
+   */
   inFlightPerWorker?: number;
   /** Consecutive crashes (without a successful batch in between) a slot survives. Default 3. */
   maxRestarts?: number;
@@ -175,7 +179,7 @@ class Pool<I> implements WorkerPool<I> {
   freeCredit(): number {
     let credit = 0;
     for (const slot of this.slots) {
-      if (slot.state === 'ready' || slot.state === 'starting') credit += this.k - this.slotLoad(slot);
+      if (slot.state === 'ready' || slot.state === 'starting') credit += this.capacity(slot) - this.slotLoad(slot);
     }
     return credit - this.queue.length;
   }
@@ -231,6 +235,11 @@ class Pool<I> implements WorkerPool<I> {
     return !job.failedOn.has(slot.index) || this.slots.every((s) => s.state === 'retired' || job.failedOn.has(s.index));
   }
 
+  /** Batches this worker may hold: K, plus the extra ones its model runs at once. */
+  private capacity(slot: WorkerSlot): number {
+    return this.k + slot.concurrentBatches - 1;
+  }
+
   private slotLoad(slot: WorkerSlot): number {
     let load = 0;
     for (const entry of this.inFlight.values()) if (entry.slot === slot) load++;
@@ -243,7 +252,7 @@ class Pool<I> implements WorkerPool<I> {
     while (this.queue.length > 0) {
       // Slots with room, least loaded first; each takes the first queued batch it may run.
       const open = this.slots
-        .filter((slot) => slot.state === 'ready' && this.slotLoad(slot) < this.k)
+        .filter((slot) => slot.state === 'ready' && this.slotLoad(slot) < this.capacity(slot))
         .sort((a, b) => this.slotLoad(a) - this.slotLoad(b));
       let best: WorkerSlot | null = null;
       let at = -1;

@@ -17,7 +17,7 @@ export type ToWorker =
 
 export type FromWorker =
   /** `info`: the model's describe(), if it has one. */
-  | { type: 'ready'; dim: number; pid: number; env: Record<string, string | undefined>; info?: Record<string, unknown> }
+  | { type: 'ready'; dim: number; pid: number; env: Record<string, string | undefined>; info?: Record<string, unknown>; concurrentBatches?: number }
   | { type: 'init-error'; message: string; stack?: string }
   | { type: 'heartbeat' }
   | { type: 'started'; batchId: number }

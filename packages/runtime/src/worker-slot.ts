@@ -51,6 +51,8 @@ export class WorkerSlot {
   child: WorkerHandle | null = null;
   pid: number | null = null;
   dim = 0;
+  /** Batches the worker's model runs at once (`concurrentBatches`, from its ready message; 1 until then). */
+  concurrentBatches = 1;
   lastHeartbeat = 0;
   spawnedAt = 0;
   /** Batch the worker announced it is computing now (blamed if the process dies). */
@@ -155,6 +157,7 @@ export class WorkerSlot {
     switch (message.type) {
       case 'ready':
         this.dim = message.dim;
+        this.concurrentBatches = Math.max(1, Math.floor(message.concurrentBatches ?? 1));
         this.info = message.info;
         this.state = 'ready';
         this.hooks.onReady(this);

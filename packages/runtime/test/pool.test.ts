@@ -122,6 +122,20 @@ describe('worker pool + runEmbedding', () => {
     expect(outputBytes(two.results)).toEqual(outputBytes(one.results));
   });
 
+  it('gives a worker that runs C batches at once K + C − 1 of credit: K − 1 still wait there, as with one at a time', async () => {
+    const credit = async (modelOptions: Record<string, unknown>) => {
+      const pool = await startPool<string>({ model: hashModel({ dim: DIM, ...modelOptions }), backend: 'cpu', workers: 1, inFlightPerWorker: 2 });
+      try {
+        return pool.freeCredit();
+      } finally {
+        await pool.close();
+      }
+    };
+    expect(await credit({})).toBe(2); // one computing, one waiting
+    expect(await credit({ concurrentBatches: 2 })).toBe(3); // two computing, one waiting
+    expect(await credit({ concurrentBatches: 3 })).toBe(4);
+  });
+
   it("reports each worker's describe() and sums its counters() over workers and restarts", async () => {
     const dir = await tempDir();
     const pool = await startPool<string>({

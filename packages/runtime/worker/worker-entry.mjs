@@ -65,6 +65,7 @@ async function init(message) {
     send({
       type: 'ready',
       dim: model.dim,
+      concurrentBatches: Math.max(1, Math.floor(model.concurrentBatches ?? 1)),
       pid: process.pid,
       // The device-selection variables this worker was started with (the pool's DeviceInfo.env), as it sees them.
       env: Object.fromEntries(Object.keys(device?.env ?? {}).map((name) => [name, process.env[name]])),
