@@ -1,5 +1,6 @@
-// What `virnucpro predict` refuses before it loads a model or creates --out-dir (issue 15): not FASTA (empty,
-// no '>' header, binary), not DNA, duplicate record ids. Through the built CLI; exit 2, one line on stderr.
+// What `virnucpro predict` refuses, leaving no --out-dir behind (issue 15): not FASTA (empty, no '>' header,
+// binary), not DNA, duplicate record ids. The input is read while the models load, and its error is the one said,
+// whatever else failed meanwhile. Through the built CLI; exit 2, one line on stderr.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,37 @@ describe('virnucpro predict: input that is not DNA, duplicate ids', () => {
     expect(r.status).toBe(2);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toContain(`${r.input}: record id 'dup' appears twice (lines 3 and 8)`);
+    expect(existsSync(r.out)).toBe(false);
+  });
+});
+
+describe('virnucpro predict: the input is checked while the models load', () => {
+  it("says the input's error, not the model's, when both are bad", () => {
+    const corruptMlp = join(tmp, 'corrupt-mlp.safetensors');
+    writeFileSync(corruptMlp, 'not a safetensors file');
+    const r = predictOn('protein-and-bad-mlp.fa', `>dna1\n${DNA}\n>prot1\n${PROTEIN}\n`, '--mlp', corruptMlp);
+    expect(r.status).toBe(2);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toContain(`${r.input}: line 3: record 'prot1' is not DNA`);
+    expect(existsSync(r.out)).toBe(false);
+  });
+
+  it('refuses a bad record at the end of a large input, leaving no folder (the models may have loaded by then)', () => {
+    const records = Array.from({ length: 20_000 }, (_, i) => `>r${i}\n${DNA}\n`).join('');
+    const r = predictOn('late-error.fa', `${records}>prot1\n${PROTEIN}\n`);
+    expect(r.status).toBe(2);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toContain(`${r.input}: line 40001: record 'prot1' is not DNA`);
+    expect(existsSync(r.out)).toBe(false);
+  });
+
+  it('still loads a corrupt model with a good input and says so (exit 2, no folder)', () => {
+    const corruptMlp = join(tmp, 'corrupt-mlp-2.safetensors');
+    writeFileSync(corruptMlp, 'not a safetensors file');
+    const r = predictOn('good-input-bad-mlp.fa', `>dna1\n${DNA}\n`, '--mlp', corruptMlp);
+    expect(r.status).toBe(2);
+    expect(r.lines).toHaveLength(1);
+    expect(r.lines[0]).toContain(corruptMlp);
     expect(existsSync(r.out)).toBe(false);
   });
 });

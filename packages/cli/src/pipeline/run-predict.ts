@@ -66,14 +66,24 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // Empty, no '>' header, binary: refused as `prep` refuses them, before any model is loaded or folder made.
   await requireFastaRecords(options.input);
   const models = resolveModelPaths(options);
-  // Read the whole input once before anything is created: a malformed file fails here, leaving nothing
-  // behind, and the count gives the progress bar its total.
+  // Read the whole input once before any result is written: a malformed file fails the run leaving nothing
+  // behind, and the count gives the progress bar its total. It runs on this thread while the models load on the
+  // pool's (1M frames: ~6 s that the GPU no longer waits for); the input's error, if any, is the one reported.
   const countStart = Date.now();
   const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
   const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
-  const totals = await countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes).finally(() => reading.end());
-  const countSeconds = (Date.now() - countStart) / 1000;
+  let countSeconds = 0;
+  const counting = countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes).finally(() => {
+    reading.end();
+    countSeconds = (Date.now() - countStart) / 1000;
+  });
+  counting.catch(() => undefined); // awaited below, where every failure before it waits for it first
+  /** A failure while the input is still being read: the input's own error wins (as when it was read first). */
+  const afterInputCheck = async (err: unknown): Promise<never> => {
+    await counting;
+    throw err;
+  };
   const tokenBudget = options.tokenBudget ?? (await defaultTokenBudget(options.backend));
   const summary = new RunSummaryBuilder({
     input: inputName,
@@ -88,25 +98,26 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   summary.startStage('load-models');
   // Ended once the models are loaded, or by the reporter's close() when the run stops before.
   const loading = reporter.activity('loading the models');
-  const mlp = await loadMlp(models.mlp).catch((err: unknown) => {
-    throw new ModelLoadError('MLP', models.mlp, err);
-  });
+  const mlp = await loadMlp(models.mlp).catch((err: unknown) => afterInputCheck(new ModelLoadError('MLP', models.mlp, err)));
   let outDirState: { existed: boolean; empty: boolean };
   try {
     outDirState = await assertOutputDirUsable(options.outDir, { resume: options.resume, force: options.force });
   } catch (err) {
-    if (err instanceof OutputDirNotEmptyError) throw new UsageError(err.message);
-    throw outDirError(options.outDir, err);
+    return afterInputCheck(err instanceof OutputDirNotEmptyError ? new UsageError(err.message) : outDirError(options.outDir, err));
   }
   // An existing folder we cannot write into fails now, in one line, rather than at the first output file.
-  await access(options.outDir, constants.W_OK).catch((err: unknown) => {
-    throw outDirError(options.outDir, err);
-  });
-  const pool = await startFeaturePool(options, models).catch(async (err: unknown) => {
+  await access(options.outDir, constants.W_OK).catch((err: unknown) => afterInputCheck(outDirError(options.outDir, err)));
+  const poolStarting = startFeaturePool(options, models).catch(async (err: unknown) => {
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     // A worker that could not read a model reports it as text: the same one line and exit 2 as in-process.
     const modelLoad = err instanceof Error && !(err instanceof UsageError) ? modelLoadMessageIn(err.message) : undefined;
-    throw modelLoad ? new UsageError(modelLoad) : err;
+    return afterInputCheck(modelLoad ? new UsageError(modelLoad) : err);
+  });
+  // A bad input is said as soon as it is found, not after the models have loaded (that can take minutes on a CPU).
+  const pool = await Promise.race([poolStarting, counting.then(() => new Promise<never>(() => {}))]).catch(async (err: unknown) => {
+    void poolStarting.then((started) => started.pool.close(), () => undefined); // once loaded, the models go too
+    if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
+    throw err;
   });
   loading.end();
   summary.setCompute(pool.compute);
@@ -129,6 +140,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   };
   const threadedMlp = ThreadedMlp.start(mlp);
   try {
+    const totals = await counting;
     if (mlp.inputDim !== pool.pool.dim) {
       throw new UsageError(
         `the MLP ${models.mlp} expects ${mlp.inputDim}-d features, but the models make ${pool.pool.dim}-d ones ([DNABERT-S | ESM-2]); use the MLP trained for these models`,
