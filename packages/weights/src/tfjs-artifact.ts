@@ -39,6 +39,11 @@ export interface TfjsModelJson {
 
 export interface WriteTfjsOptions {
   shardSizeBytes?: number;
+  /**
+   * Other files of the model's folder (e.g. config.json, tokenizer.json), by name: written and fsynced beside
+   * model.json, so the whole folder appears at once or not at all.
+   */
+  files?: Record<string, string | Uint8Array>;
 }
 
 export interface TfjsArtifact {
@@ -145,6 +150,16 @@ export async function writeTfjsArtifact(
       await json.sync();
     } finally {
       await json.close();
+    }
+    for (const [name, content] of Object.entries(options.files ?? {})) {
+      if (name.includes('/') || name === 'model.json' || paths.includes(name)) throw new Error(`files: '${name}' is not a free file name in the artifact folder`);
+      const file = await open(join(temp, name), 'w');
+      try {
+        await writeAll(file, typeof content === 'string' ? new TextEncoder().encode(content) : content);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
     }
     await syncDirectory(temp);
     await replaceDirectory(temp, dir);

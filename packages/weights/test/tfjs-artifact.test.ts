@@ -87,6 +87,19 @@ describe('tfjs artifacts', () => {
     expect((await readdir(dir)).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
+  it("writes the folder's other files with it (files), and refuses names that would clash", async () => {
+    const out = join(dir, 'with-files');
+    const x = { x: { dtype: 'float32', shape: [1], data: new Float32Array([1]) } } satisfies Record<string, TensorData>;
+    await writeTfjsArtifact(out, x, {}, { files: { 'config.json': '{"a":1}\n', 'tokenizer.json': new Uint8Array([123, 125]) } });
+    expect((await readdir(out)).sort()).toEqual(['config.json', 'group1-shard1of1.bin', 'model.json', 'tokenizer.json']);
+    expect(await readFile(join(out, 'config.json'), 'utf8')).toBe('{"a":1}\n');
+    expect(await readFile(join(out, 'tokenizer.json'), 'utf8')).toBe('{}');
+    for (const name of ['model.json', 'group1-shard1of1.bin', 'sub/config.json']) {
+      await expect(writeTfjsArtifact(join(dir, 'clash'), x, {}, { files: { [name]: 'x' } })).rejects.toThrow(/is not a free file name/);
+    }
+    expect((await readdir(dir)).filter((f) => f === 'clash' || f.startsWith('.'))).toEqual([]); // nothing left of them
+  });
+
   it('names missing shards and size mismatches', async () => {
     const out = join(dir, 'broken');
     await writeTfjsArtifact(out, { x: { dtype: 'float32', shape: [4], data: new Float32Array(4) } }, {}, { shardSizeBytes: 8 });
