@@ -3,18 +3,19 @@ import { dirname } from 'node:path';
 import { namingFile } from './file-write-error.js';
 import { injectedWriteFault } from './injected-faults.js';
 import { syncDirectory } from './sync-directory.js';
+import type { StagedOutput } from './staged-output.js';
 import { tempPathFor } from './temp-name.js';
 
 /**
  * A file that appears under its name only when complete. Bytes go to a temporary file beside it
- * (tempPathFor); `finish()` fsyncs and closes it, `publish()` renames it into place and fsyncs the folder,
- * `commit()` does both; `discard()` removes it and leaves the target untouched. Finishing several files
+ * (tempPathFor); `complete()` fsyncs and closes it, `publish()` renames it into place and fsyncs the folder,
+ * `commit()` does both; `discard()` removes it and leaves the target untouched (a StagedOutput). Completing several files
  * before publishing any lets a set of outputs appear together. Every failure names the file.
  *
  * No buffering here: callers hand over blocks of their own size (writes reach the file in call order).
  */
-export class AtomicFile {
-  private state: 'open' | 'finished' | 'published' | 'discarded' = 'open';
+export class AtomicFile implements StagedOutput {
+  private state: 'open' | 'completed' | 'published' | 'discarded' = 'open';
   private writing: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -34,7 +35,7 @@ export class AtomicFile {
 
   /** Appends bytes or UTF-8 text; resolves once handed to the OS. */
   write(data: string | Uint8Array): Promise<void> {
-    if (this.state !== 'open') return Promise.reject(new Error(`${this.path}: write after the file was finished or discarded`));
+    if (this.state !== 'open') return Promise.reject(new Error(`${this.path}: write after the file was completed or discarded`));
     this.writing = this.writing.then(async () => {
       const fault = injectedWriteFault(this.path);
       if (fault) throw fault;
@@ -47,7 +48,7 @@ export class AtomicFile {
   }
 
   /** Everything written is on disk (fsync) and the file closed, still under its temporary name. */
-  async finish(): Promise<void> {
+  async complete(): Promise<void> {
     if (this.state !== 'open') return;
     try {
       await this.writing;
@@ -55,16 +56,16 @@ export class AtomicFile {
       if (fault) throw fault;
       await this.handle.sync();
       await this.handle.close();
-      this.state = 'finished';
+      this.state = 'completed';
     } catch (error) {
       throw namingFile(this.path, error);
     }
   }
 
-  /** Renames the finished file over its target and makes the rename durable. */
+  /** Renames the completed file over its target and makes the rename durable. */
   async publish(): Promise<void> {
-    await this.finish();
-    if (this.state !== 'finished') return;
+    await this.complete();
+    if (this.state !== 'completed') return;
     try {
       await rename(this.tempPath, this.path);
     } catch (error) {
@@ -75,7 +76,7 @@ export class AtomicFile {
   }
 
   async commit(): Promise<void> {
-    await this.finish();
+    await this.complete();
     await this.publish();
   }
 

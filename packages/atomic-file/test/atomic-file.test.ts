@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AtomicFile, FileWriteError, FULL_DISK_ENV, parseTempName, removeStaleTempFiles, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../src/index.js';
+import { AtomicFile, commitAll, type StagedOutput, FileWriteError, FULL_DISK_ENV, parseTempName, removeStaleTempFiles, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../src/index.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'atomic-file-'));
 afterEach(() => {
@@ -11,14 +11,14 @@ afterEach(() => {
 });
 
 describe('AtomicFile', () => {
-  it('is invisible under its name until published; finish then publish lets several appear together', async () => {
+  it('is invisible under its name until published; complete then publish lets several appear together', async () => {
     const d = dir();
     const a = await AtomicFile.create(join(d, 'a.txt'));
     const b = await AtomicFile.create(join(d, 'b.txt'));
     await a.write('alpha\n');
     await b.write(Buffer.from('beta\n'));
-    await a.finish();
-    await b.finish();
+    await a.complete();
+    await b.complete();
     expect(readdirSync(d).filter((n) => !n.startsWith('.'))).toEqual([]);
     expect(readdirSync(d).map((n) => parseTempName(n)?.target).sort()).toEqual(['a.txt', 'b.txt']);
     await a.publish();
@@ -71,5 +71,35 @@ describe('temporary names', () => {
     for (const name of [stale, live, 'r.txt']) writeFileSync(join(d, name), '');
     expect(await removeStaleTempFiles(d)).toEqual([stale]);
     expect(existsSync(join(d, live))).toBe(true);
+  });
+});
+
+describe('commitAll (StagedOutput)', () => {
+  it('completes every output before it publishes any, then publishes them in order', async () => {
+    const events: string[] = [];
+    const output = (name: string, failComplete = false): StagedOutput => ({
+      complete: async () => {
+        events.push(`complete ${name}`);
+        if (failComplete) throw new Error(`${name}: no space left`);
+      },
+      publish: async () => void events.push(`publish ${name}`),
+      discard: async () => void events.push(`discard ${name}`),
+    });
+    await commitAll([output('a'), output('b'), output('marker')]);
+    expect(events).toEqual(['complete a', 'complete b', 'complete marker', 'publish a', 'publish b', 'publish marker']);
+    events.length = 0;
+    await expect(commitAll([output('a'), output('b', true), output('marker')])).rejects.toThrow(/b: no space left/);
+    expect(events).toEqual(['complete a', 'complete b']); // nothing published
+  });
+
+  it('publishes real files together, the last one last', async () => {
+    const d = dir();
+    const a = await AtomicFile.create(join(d, 'a.txt'));
+    const marker = await AtomicFile.create(join(d, 'run_summary.json'));
+    await a.write('rows');
+    await marker.write('{}');
+    await commitAll([a, marker]);
+    expect(readdirSync(d).sort()).toEqual(['a.txt', 'run_summary.json']);
+    expect(readFileSync(join(d, 'a.txt'), 'utf8')).toBe('rows');
   });
 });

@@ -45,7 +45,7 @@ async function composeByHand(outDir: string): Promise<void> {
   });
   const run = runEmbedding({ items: frames(), pack: { tokenBudget: 1024, window: 64, tokenCount: (f) => f.protein.length + 2 }, pool: features });
   for await (const { item, vector } of run) await writer.writeBatch([item.id], mlp.predict(vector, 1));
-  await writer.finish();
+  await writer.commit();
   dnabert.dispose();
   esm.dispose();
 }

@@ -33,9 +33,9 @@ export async function classifyFeatures(
       await writer.writeBatch(features.ids.slice(start, end), probabilities);
       options.onProgress?.(end, total);
     }
-    return await writer.finish();
+    return await writer.commit();
   } catch (error) {
-    await writer.abort();
+    await writer.discard();
     throw error;
   }
 }

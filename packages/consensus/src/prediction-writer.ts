@@ -1,7 +1,7 @@
 // Streaming writer of the three output files. Rows arrive in input order (frame by frame or in batches);
 // prediction_results.txt is written as they come (to a temp file), while per-chunk maxima accumulate for the
-// consensus csv and the sequence summary, which need every row before they can be written. finish() writes
-// those two, fsyncs all three and renames them into place; abort() (or any failure) leaves no output file.
+// consensus csv and the sequence summary, which need every row before they can be written. commit() writes
+// those two, fsyncs all three and renames them into place (a StagedOutput: complete(), publish()); discard() (or any failure) leaves no output file.
 // Memory: O(number of chunks) for the maxima (see ChunkMaxima), O(1) per row otherwise.
 
 import { mkdir } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
 import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
 import { SEQUENCE_SUMMARY_FILE, formatSequenceSummary, summarizeSequences } from './sequence-summary.js';
+import type { StagedOutput } from '@virnucpro/atomic-file';
 import { StagedFile } from './staged-file.js';
 
 export interface PredictionWriterOptions {
@@ -28,11 +29,11 @@ export interface PredictionFiles {
   chunks: number;
 }
 
-export class PredictionWriter {
+export class PredictionWriter implements StagedOutput {
   private readonly maxima: ChunkMaxima;
   private readonly declared = new Map<string, number>();
   private rowCount = 0;
-  private closed = false;
+  private state: 'open' | 'completed' | 'closed' = 'open';
   /** prediction_results.txt first, then the consensus csv and the summary once `complete()` wrote them. */
   private readonly staged: StagedFile[];
 
@@ -92,7 +93,7 @@ export class PredictionWriter {
   }
 
   /** Writes the consensus csv and the summary, then publishes all files (complete, then publish). */
-  async finish(): Promise<PredictionFiles> {
+  async commit(): Promise<PredictionFiles> {
     await this.complete();
     return this.publish();
   }
@@ -103,8 +104,9 @@ export class PredictionWriter {
    * `publish()`. On failure, every file is discarded.
    */
   async complete(): Promise<void> {
+    if (this.state === 'completed') return;
     this.assertOpen();
-    this.closed = true;
+    this.state = 'completed';
     try {
       const consensus = await StagedFile.create(join(this.outDir, CONSENSUS_FILE));
       this.staged.push(consensus);
@@ -117,13 +119,16 @@ export class PredictionWriter {
       }
       for (const file of this.staged) await file.complete();
     } catch (error) {
-      await this.abort();
+      await this.discard();
       throw error;
     }
   }
 
-  /** Renames the completed files into place (after `complete()`). */
+  /** Renames the files into place (completing them first if that was not done). */
   async publish(): Promise<PredictionFiles> {
+    if (this.state === 'open') await this.complete();
+    if (this.state !== 'completed') throw new Error('PredictionWriter: discarded, nothing to publish');
+    this.state = 'closed';
     for (const file of this.staged) await file.publish();
     return {
       predictions: this.staged[0].path,
@@ -135,12 +140,12 @@ export class PredictionWriter {
   }
 
   /** Drops everything written so far (also after `complete()`); no output file is created. */
-  async abort(): Promise<void> {
-    this.closed = true;
+  async discard(): Promise<void> {
+    this.state = 'closed';
     for (const file of this.staged) await file.discard();
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new Error('PredictionWriter: already finished or aborted');
+    if (this.state !== 'open') throw new Error('PredictionWriter: already completed or discarded');
   }
 }

@@ -1,11 +1,11 @@
 // A text output file that appears under its name only when complete: buffered appends over an AtomicFile
 // (@virnucpro/atomic-file: temporary name, fsync, rename; errors name the file). Several staged files can
 // be completed first and published one after the other.
-import { AtomicFile } from '@virnucpro/atomic-file';
+import { AtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
 
 const FLUSH_AT = 1 << 20; // characters of pending text before a write goes to the OS
 
-export class StagedFile {
+export class StagedFile implements StagedOutput {
   private pending: string[] = [];
   private pendingLength = 0;
 
@@ -41,7 +41,7 @@ export class StagedFile {
   /** Flushes, fsyncs and closes the temp file (still under its temporary name). */
   async complete(): Promise<void> {
     await this.flush();
-    await this.file.finish();
+    await this.file.complete();
   }
 
   /** Renames the completed temp file over the target. */

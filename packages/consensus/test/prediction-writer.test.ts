@@ -21,7 +21,7 @@ describe('PredictionWriter', () => {
     await writer.writeBatch(rest.map((r) => r.id), rest.flatMap((r) => [r.score1, r.score2]));
     // nothing is published before finish()
     expect(existsSync(join(out, 'prediction_results.txt'))).toBe(false);
-    const files = await writer.finish();
+    const files = await writer.commit();
     expect(readFileSync(files.predictions, 'utf8')).toBe(txt);
     expect(readFileSync(files.consensus, 'utf8')).toBe(csv);
     expect(readFileSync(files.summary!, 'utf8')).toBe(
@@ -36,9 +36,9 @@ describe('PredictionWriter', () => {
     const out = join(root, 'aborted');
     const writer = await PredictionWriter.create(out);
     await writer.write('a_chunk_1F1', 0.1, 0.9);
-    await writer.abort();
+    await writer.discard();
     expect(readdirSync(out)).toEqual([]);
-    await expect(writer.write('b', 0, 1)).rejects.toThrow(/already finished or aborted/);
+    await expect(writer.write('b', 0, 1)).rejects.toThrow(/already completed or discarded/);
   });
 
   it('keeps input order over many rows and many chunks (consensus equals the pure function)', async () => {
@@ -59,7 +59,7 @@ describe('PredictionWriter', () => {
       const b = rows.slice(i, i + 256);
       await writer.writeBatch(b.map((r) => r.id), b.flatMap((r) => [r.score1, r.score2]));
     }
-    const files = await writer.finish();
+    const files = await writer.commit();
     expect(files.rows).toBe(18000);
     expect(files.chunks).toBe(6000);
     const back = parsePredictionResults(readFileSync(files.predictions, 'utf8'));
@@ -71,7 +71,7 @@ describe('PredictionWriter', () => {
 
   it('header-only outputs when there are no rows', async () => {
     const out = join(root, 'empty');
-    const files = await (await PredictionWriter.create(out)).finish();
+    const files = await (await PredictionWriter.create(out)).commit();
     expect(readFileSync(files.predictions, 'utf8')).toBe('Sequence_ID\tPrediction\tscore1\tscore2\n');
     expect(readFileSync(files.consensus, 'utf8')).toBe('Modified_ID\tIs_Virus\n');
   });

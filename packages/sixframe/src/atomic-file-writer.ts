@@ -1,16 +1,16 @@
-import { AtomicFile } from '@virnucpro/atomic-file';
+import { AtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
 
 const BLOCK_BYTES = 1 << 20;
 
 /**
  * A file that appears under its final name only when complete (an AtomicFile of @virnucpro/atomic-file):
- * `commit()` flushes, fsyncs, renames and fsyncs the directory; `abort()` removes the temp file.
+ * `commit()` flushes, fsyncs, renames and fsyncs the directory; `discard()` removes the temp file (a StagedOutput).
  *
  * Text is encoded straight into a ~1 MiB block buffer (no intermediate strings: this runs once per read on
  * inputs of millions of reads). The `write*` methods are synchronous; when `full` turns true the caller awaits
  * `flush()`, which bounds memory (backpressure).
  */
-export class AtomicFileWriter {
+export class AtomicFileWriter implements StagedOutput {
   private block = Buffer.allocUnsafe(BLOCK_BYTES);
   private used = 0;
   private scratch = Buffer.allocUnsafe(1024);
@@ -83,25 +83,26 @@ export class AtomicFileWriter {
     await this.file.write(bytes);
   }
 
-  /** Makes the file visible under its final name, durably (`finish` then `publish`). */
+  /** Makes the file visible under its final name, durably (`complete` then `publish`). */
   async commit(): Promise<void> {
-    await this.finish();
+    await this.complete();
     await this.publish();
   }
 
   /** Step 1 of a commit: everything on disk (flush, fsync, close) under the temp name. */
-  async finish(): Promise<void> {
+  async complete(): Promise<void> {
     await this.flush();
-    await this.file.finish();
+    await this.file.complete();
   }
 
   /** Step 2 of a commit: rename to the final name and fsync the directory. */
   async publish(): Promise<void> {
+    await this.complete();
     await this.file.publish();
   }
 
   /** Discards everything written; safe to call after a failed write or commit. */
-  async abort(): Promise<void> {
+  async discard(): Promise<void> {
     this.used = 0;
     await this.file.discard();
   }

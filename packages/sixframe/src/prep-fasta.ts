@@ -91,7 +91,7 @@ export async function prepFasta(input: string, options: PrepOptions): Promise<Pr
     }
     await writer.commit();
   } catch (err) {
-    await writer.abort();
+    await writer.discard();
     throw err;
   }
   return { ...counts, paths };

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import type { StagedOutput } from '@virnucpro/atomic-file';
 import { AtomicFileWriter } from './atomic-file-writer.js';
 import type { Chunk } from './chunk-record.js';
 import type { PrepOutputPaths } from './file-names.js';
@@ -6,10 +7,10 @@ import type { Frame } from './identify-frames.js';
 
 /**
  * Writes VirNucPro's three intermediate files (chunked FASTA wrapped at 60 columns; identified nucleotide and
- * protein FASTA, one line per sequence) atomically: nothing appears under the final names until `commit()`, and
- * `abort()` leaves nothing behind. Reusable by any command that keeps the intermediates.
+ * protein FASTA, one line per sequence) atomically, as one StagedOutput: nothing appears under the final names until
+ * `commit()` (or `complete()` then `publish()`), and `discard()` leaves nothing behind. Reusable by any command that keeps the intermediates.
  */
-export class PrepWriter {
+export class PrepWriter implements StagedOutput {
   private constructor(
     readonly paths: PrepOutputPaths,
     private readonly chunked: AtomicFileWriter | undefined,
@@ -30,7 +31,7 @@ export class PrepWriter {
       opened.push(protein);
       return new PrepWriter(paths, chunked, nucleotide, protein);
     } catch (err) {
-      await Promise.all(opened.map((w) => w.abort()));
+      await Promise.all(opened.map((w) => w.discard()));
       throw err;
     }
   }
@@ -58,13 +59,20 @@ export class PrepWriter {
 
   /** Syncs all three files first, then renames them, so a failure (e.g. disk full) publishes none of them. */
   async commit(): Promise<void> {
-    const writers = this.writers();
-    await Promise.all(writers.map((w) => w.finish()));
-    for (const w of writers) await w.publish();
+    await this.publish();
   }
 
-  async abort(): Promise<void> {
-    await Promise.all(this.writers().map((w) => w.abort()));
+  async complete(): Promise<void> {
+    await Promise.all(this.writers().map((w) => w.complete()));
+  }
+
+  async publish(): Promise<void> {
+    await this.complete();
+    for (const w of this.writers()) await w.publish();
+  }
+
+  async discard(): Promise<void> {
+    await Promise.all(this.writers().map((w) => w.discard()));
   }
 
   private writers(): AtomicFileWriter[] {

@@ -60,8 +60,8 @@ interface Protein {
  */
 export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> {
   const { embedder } = options;
-  const writer = new EmbeddingFileWriter(options.output, embedder.dim);
   const ids: string[] = [];
+  const writer = new EmbeddingFileWriter(options.output, embedder.dim, () => ({ ...options.metadata, ids: JSON.stringify(ids) }));
   let tokens = 0;
   let batches = 0;
   let spent = 0;
@@ -78,7 +78,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     options.log?.(`interrupted by ${signal}; no output written`);
   });
   const stopForSignal = async (): Promise<never> => {
-    await writer.abort();
+    await writer.discard();
     outputRemoved();
     return new Promise<never>(() => undefined); // the signal handler exits
   };
@@ -131,11 +131,11 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
       ids.push(result.item.id);
     }
     if (interrupted) await stopForSignal();
-    await writer.finish({ ...options.metadata, ids: JSON.stringify(ids) });
+    await writer.commit();
   } catch (error) {
     stopped = true; // batches still queued are not embedded
     if (interrupted) await stopForSignal();
-    await writer.abort();
+    await writer.discard();
     throw error;
   } finally {
     stopHandling();

@@ -1,5 +1,5 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
-import { AtomicFile, namingFile, tempPathFor } from '@virnucpro/atomic-file';
+import { AtomicFile, namingFile, tempPathFor, type StagedOutput } from '@virnucpro/atomic-file';
 import { encodeSafetensorsHeader } from '@virnucpro/weights';
 
 /** Bytes copied per read from the scratch file into the output. */
@@ -7,18 +7,24 @@ const COPY_BYTES = 1 << 22;
 
 /**
  * Writes an `embeddings` float32 [N, dim] safetensors file without holding N vectors in memory:
- * vectors stream into a scratch file; finish() writes the header (@virnucpro/weights' encoder; N and the
- * `__metadata__` with the ids are only known then) and then the vectors into an AtomicFile, which is fsynced
- * and renamed into place. abort() removes both, so a failed or interrupted run leaves no partial output.
+ * vectors stream into a scratch file; complete() writes the header (@virnucpro/weights' encoder; N and the
+ * `__metadata__` with the ids are only known then: `metadata()` is asked at that point) and then the vectors into
+ * an AtomicFile, fsynced; publish() renames it into place (a StagedOutput; commit() does both). discard() removes
+ * both, so a failed or interrupted run leaves no partial output.
  */
-export class EmbeddingFileWriter {
+export class EmbeddingFileWriter implements StagedOutput {
   /** Named like any temporary file (@virnucpro/atomic-file), so a killed run's scratch is cleaned up too. */
   private readonly scratchPath: string;
   private scratch: FileHandle | undefined;
   private output: AtomicFile | undefined;
   private count = 0;
+  private completed = false;
 
-  constructor(readonly path: string, readonly dim: number) {
+  constructor(
+    readonly path: string,
+    readonly dim: number,
+    private readonly metadata: () => Record<string, string> = () => ({}),
+  ) {
     this.scratchPath = tempPathFor(path);
   }
 
@@ -38,14 +44,15 @@ export class EmbeddingFileWriter {
     this.count++;
   }
 
-  async finish(metadata: Record<string, string>): Promise<void> {
+  async complete(): Promise<void> {
+    if (this.completed) return;
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('big-endian hosts are not supported');
     try {
       this.scratch ??= await open(this.scratchPath, 'wx+');
     } catch (error) {
       throw namingFile(this.path, error);
     }
-    const { header } = encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [this.count, this.dim] } }, metadata);
+    const { header } = encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [this.count, this.dim] } }, this.metadata());
     this.output = await AtomicFile.create(this.path);
     await this.output.write(header);
     const buffer = new Uint8Array(COPY_BYTES);
@@ -55,13 +62,24 @@ export class EmbeddingFileWriter {
       await this.output.write(buffer.slice(0, bytesRead));
       position += bytesRead;
     }
-    await this.output.commit();
+    await this.output.complete();
     await this.scratch.close();
     this.scratch = undefined;
     await rm(this.scratchPath, { force: true });
+    this.completed = true;
   }
 
-  async abort(): Promise<void> {
+  async publish(): Promise<void> {
+    await this.complete();
+    await this.output!.publish();
+  }
+
+  async commit(): Promise<void> {
+    await this.complete();
+    await this.publish();
+  }
+
+  async discard(): Promise<void> {
     await this.scratch?.close().catch(() => undefined);
     this.scratch = undefined;
     await rm(this.scratchPath, { force: true });

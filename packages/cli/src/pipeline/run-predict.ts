@@ -3,7 +3,7 @@ import { access, constants, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
-import { AtomicFile, removeStaleTempFiles } from '@virnucpro/atomic-file';
+import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, StagedFile, ThreadedMlp } from '@virnucpro/consensus';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
 import { resolveAutoBackend, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
@@ -126,13 +126,13 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   let writer: PredictionWriter | undefined;
   let checkpointDir: { stored: () => number } | undefined;
   let intermediate: IntermediateWriters | undefined;
+  /** The result files (predictions, consensus, summary; the intermediates with --keep-intermediate), as opened. */
+  const outputs: StagedOutput[] = [];
   /** run_summary.json, renamed into place after every result file: the mark of a complete run. */
   let completionMarker: AtomicFile | undefined;
   let removeSignalHandlers = () => {};
   const cleanUp = async () => {
-    await writer?.abort().catch(() => undefined);
-    await completionMarker?.discard();
-    if (intermediate) for (const f of Object.values(intermediate)) await f.discard().catch(() => undefined);
+    for (const output of [...outputs, ...(completionMarker ? [completionMarker] : [])]) await output.discard().catch(() => undefined);
     // Keep checkpoints that hold work (that is what --resume is for); otherwise leave no trace. Before the
     // checkpoint is open (e.g. a refused --resume: other model or input) the folder is not ours to touch.
     if (checkpointDir && checkpointDir.stored() === 0) await rm(join(options.outDir, CHECKPOINT_DIR), { recursive: true, force: true });
@@ -175,9 +175,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.addStageSeconds('count', countSeconds);
 
     writer = await PredictionWriter.create(options.outDir);
+    outputs.push(writer);
     if (options.keepIntermediate) {
       const paths = prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length);
       intermediate = { chunked: await StagedFile.create(paths.chunked), nucleotide: await StagedFile.create(paths.nucleotide), protein: await StagedFile.create(paths.protein) };
+      outputs.push(...Object.values(intermediate));
     }
     if (io.handleSignals) {
       removeSignalHandlers = onTerminationSignal(
@@ -252,8 +254,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     // Every result file is written and fsynced under its temporary name first (a full disk fails here, and
     // nothing is visible yet); they are renamed into place together at the end, run_summary.json last.
     await summary.time('write', async () => {
-      await activeWriter.complete();
-      if (intermediate) for (const f of Object.values(intermediate)) await f.complete();
+      for (const output of outputs) await output.complete();
     });
     await checkpoint.close({ complete: true });
     removeSignalHandlers();
@@ -287,11 +288,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     }
     completionMarker = await AtomicFile.create(join(options.outDir, RUN_SUMMARY_FILE));
     await completionMarker.write(JSON.stringify(result, null, 2) + '\n');
-    await completionMarker.finish();
-    await activeWriter.publish();
-    if (intermediate) for (const f of Object.values(intermediate)) await f.publish();
     // Last: a folder with run_summary.json holds a complete run.
-    await completionMarker.publish();
+    await commitAll([...outputs, completionMarker]);
     return result;
   } catch (err) {
     removeSignalHandlers();
