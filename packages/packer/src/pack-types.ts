@@ -20,4 +20,9 @@ export interface PackOptions {
 export interface WindowPackOptions extends PackOptions {
   /** How many items may be held back to choose from (memory and latency bound). */
   window: number;
+  /**
+   * Hold the emptiest batch of a window back once, to re-pack it with the next window's items (default true).
+   * false: every window is packed on its own, exactly as `packArray` packs it.
+   */
+  carry?: boolean;
 }

@@ -7,13 +7,14 @@ const CARRY_BELOW_FILL = 0.9;
 
 /**
  * Streaming first-fit decreasing over a bounded window: items are held until `window` of them are
- * waiting, then packed together. The emptiest batch of a window, if under 90 % full, is not emitted:
- * its items rejoin the next window (at most once each, so no item waits more than two windows). At the
- * end everything left is packed and emitted. Never holds more than `window` items.
+ * waiting, then packed together. With carry (the default) the emptiest batch of a window, if under 90 % full,
+ * is not emitted: its items rejoin the next window (at most once each, so no item waits more than two windows).
+ * At the end (or on an early flush()) everything left is packed and emitted. Never holds more than `window` items.
  */
 export class WindowPacker<T> {
   private readonly tokenBudget: number;
   private readonly window: number;
+  private readonly carry: boolean;
   private pending: PackItem<T>[] = [];
   private readonly carried = new Set<number>();
 
@@ -21,6 +22,7 @@ export class WindowPacker<T> {
     checkWindow(options);
     this.tokenBudget = options.tokenBudget;
     this.window = options.window;
+    this.carry = options.carry ?? true;
   }
 
   /** Items currently held back. */
@@ -35,7 +37,7 @@ export class WindowPacker<T> {
     return this.pending.length >= this.window ? this.packWindow(false) : [];
   }
 
-  /** End of input: packs and returns everything still held. */
+  /** End of input, or a consumer that cannot wait for a full window: packs and returns everything still held. */
   flush(): PackedBatch<T>[] {
     return this.pending.length > 0 ? this.packWindow(true) : [];
   }
@@ -43,7 +45,7 @@ export class WindowPacker<T> {
   private packWindow(final: boolean): PackedBatch<T>[] {
     const batches = firstFitDecreasing(this.pending, this.tokenBudget);
     this.pending = [];
-    if (final || batches.length < 2) {
+    if (final || !this.carry || batches.length < 2) {
       this.carried.clear();
       return batches;
     }

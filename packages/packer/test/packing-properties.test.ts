@@ -1,4 +1,4 @@
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { Subject, from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { WindowPacker, packArray, packAsyncIterable, packBatches, type PackItem, type PackedBatch } from '@virnucpro/packer';
 import { randomInt, rng } from './random.js';
@@ -79,6 +79,35 @@ describe('packing properties (seeded random inputs)', () => {
     for await (const batch of packAsyncIterable(items, options)) c.push(batch);
     expect(b).toEqual(a);
     expect(c).toEqual(a);
+  });
+
+  it('carry: false packs every window on its own, exactly as packArray packs it', async () => {
+    const next = rng(7);
+    for (let round = 0; round < 20; round++) {
+      const items = randomItems(next, 1000);
+      const window = randomInt(next, 1, 60);
+      const got = await lastValueFrom(from(items).pipe(packBatches<string>({ tokenBudget: 1000, window, carry: false }), toArray()));
+      const want: PackedBatch<string>[] = [];
+      for (let start = 0; start < items.length; start += window) want.push(...packArray(items.slice(start, start + window), { tokenBudget: 1000 }));
+      expect(got).toEqual(want);
+    }
+  });
+
+  it('flush: an emission sends the partial window at once; packing goes on after it', () => {
+    const flush = new Subject<void>();
+    const items = new Subject<PackItem<string>>();
+    const batches: PackedBatch<string>[] = [];
+    items.pipe(packBatches<string>({ tokenBudget: 100, window: 4, carry: false, flush })).subscribe((b) => batches.push(b));
+    const item = (index: number): PackItem<string> => ({ index, tokens: 30, value: `v${index}` });
+    items.next(item(0));
+    items.next(item(1));
+    expect(batches).toEqual([]); // a window of 4 is not full
+    flush.next();
+    expect(batches.map((b) => b.items.map((i) => i.index))).toEqual([[0, 1]]);
+    flush.next(); // nothing held: nothing sent
+    expect(batches).toHaveLength(1);
+    for (const i of [2, 3, 4, 5]) items.next(item(i));
+    expect(batches.map((b) => b.items.map((i) => i.index))).toEqual([[0, 1], [2, 3, 4], [5]]);
   });
 
   it('puts an item longer than the budget alone, and a zero-token item somewhere', () => {
