@@ -1,8 +1,9 @@
-import { Subject, concatMap } from 'rxjs';
-import { WindowPacker, packArray, restoreOrder, type PackItem, type PackedBatch } from '@virnucpro/packer';
-import { CounterGate, allGates, whenOpen } from './credit-gate.js';
+import { Observable, Subject, concat, concatMap, defer, filter, from, ignoreElements, map, merge, mergeMap, share, tap } from 'rxjs';
+import { packBatches, restoreOrder, type PackItem } from '@virnucpro/packer';
+import { CounterGate, allGates, type CreditGate } from './credit-gate.js';
 import type { EmbeddingCheckpoint } from './embedding-checkpoint.js';
 import { toAsyncIterable } from './ordered-buffer.js';
+import { pull$ } from './pull-source.js';
 import type { BatchEmbedder } from './serial-embedder.js';
 
 export interface RunEmbeddingOptions<I> {
@@ -62,6 +63,10 @@ export interface EmbeddingRun<I> extends AsyncIterable<EmbeddingResult<I>> {
  * window by window, embedded on whichever worker has credit, appended to the checkpoint in
  * completion order, and put back in input order. Items already in a verified checkpoint are
  * not embedded again.
+ *
+ * It is the packages' own operators composed (what a package user would write):
+ * `pull$(items, gate)` → index → [restored | `packBatches` → `pool.submit` per batch → rows, checkpointed]
+ * → `restoreOrder()` → restored vectors read back → an async iterable that paces the reader.
  */
 export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I> {
   const { pool, checkpoint, pack } = options;
@@ -73,110 +78,83 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
   const stats: RunStats = { read: 0, embedded: 0, resumedSequences: 0, delivered: 0, maxOutstanding: 0 };
   let inPool = 0;
   const readAhead = new CounterGate(() => stats.read - stats.delivered - inPool, maxReadAhead);
-  const gate = allGates(pool.gate, readAhead);
-  const unordered$ = new Subject<{ index: number; item: I; vector: Float32Array | null; restored: boolean }>();
-  let checkpointChain: Promise<unknown> = Promise.resolve();
-  let failed = false;
-
-  const fail = (error: unknown) => {
-    if (failed) return;
-    failed = true;
-    unordered$.error(error);
+  const bothOpen = allGates(pool.gate, readAhead);
+  const flushWindow$ = new Subject<void>();
+  // Every item read is held in the packing window, in the pool, embedded, or restored.
+  const held = () => stats.read - inPool - stats.embedded - stats.resumedSequences;
+  const readGate: CreditGate = {
+    isOpen: () => {
+      if (bothOpen.isOpen()) return true;
+      // About to wait. If the consumer waits for a result sitting in the window, held items must go now
+      // (deadlock). It can only be waiting on a held item once everything read before the window was
+      // delivered; then read − delivered − inPool = held, so the read-ahead is closed only if held ≥
+      // maxReadAhead. Otherwise waiting is safe: delivery reopens the read-ahead. (Flushing on every closed
+      // read-ahead sent a partial window each time a fast GPU outpaced the consumer: half-full batches.)
+      if (!readAhead.isOpen() && held() >= maxReadAhead) flushWindow$.next();
+      return bothOpen.isOpen();
+    },
+    changes: bothOpen.changes,
   };
   const progress = () => options.onProgress?.(stats);
+  // Checkpoint shard writes, waited for in order; a failed one fails the run.
+  let checkpointChain: Promise<unknown> = Promise.resolve();
+  const checkpointFailure$ = new Subject<never>();
 
-  const submit = (batch: PackedBatch<I> | { items: PackItem<I>[] }) => {
-    inPool += batch.items.length;
-    return pool.submit(batch).then(
-      (embedded) => {
-        inPool -= batch.items.length;
-        stats.embedded += embedded.items.length;
-        embedded.items.forEach((packItem, row) => {
-          const vector = embedded.vectors[row];
+  type Unordered = { index: number; item: I; vector: Float32Array | null; restored: boolean };
+  const read$ = pull$(options.items, readGate).pipe(
+    map((item, index) => {
+      stats.read++;
+      return { index, item };
+    }),
+    share(),
+  );
+  const isRestored = (index: number) => checkpoint?.restored.has(index) === true;
+  const restored$ = read$.pipe(
+    filter((read) => isRestored(read.index)),
+    map(({ index, item }): Unordered => {
+      stats.resumedSequences++;
+      return { index, item, vector: null, restored: true };
+    }),
+  );
+  const embedded$ = read$.pipe(
+    filter((read) => !isRestored(read.index)),
+    map(({ index, item }): PackItem<I> => ({ index, tokens: tokenCount(item), value: item })),
+    tap(() => (stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences))),
+    packBatches<I>({ tokenBudget: pack.tokenBudget, window: pack.window, carry: pack.carry ?? false, flush: flushWindow$ }),
+    mergeMap((batch) => {
+      inPool += batch.items.length;
+      return from(pool.submit(batch)).pipe(map((result) => ({ result, submitted: batch.items.length })));
+    }),
+    mergeMap(({ result, submitted }) =>
+      new Observable<Unordered>((subscriber) => {
+        inPool -= submitted;
+        stats.embedded += result.items.length;
+        result.items.forEach((packItem, row) => {
+          const vector = result.vectors[row];
           if (checkpoint) {
             // Handed over now, before the result can be delivered: a checkpoint flush (e.g. on a signal) then
             // holds every result the consumer has seen. Only a shard write it starts is waited for, in order.
             const writing = checkpoint.append({ index: packItem.index, id: idOf(packItem.value, packItem.index), vector });
             if (writing) checkpointChain = checkpointChain.then(() => writing);
           }
-          unordered$.next({ index: packItem.index, item: packItem.value, vector, restored: false });
+          subscriber.next({ index: packItem.index, item: packItem.value, vector, restored: false });
         });
-        checkpointChain.catch(fail);
+        checkpointChain.catch((error: unknown) => checkpointFailure$.error(error));
+        subscriber.complete();
         readAhead.changed();
         progress();
-      },
-      (error) => fail(error),
-    );
-  };
+      }),
+    ),
+  );
+  // After the last result: the checkpoint's pending writes, then its final shard.
+  const checkpointDone$ = defer(async () => {
+    await checkpointChain;
+    await checkpoint?.flush();
+    checkpointFailure$.complete(); // nothing more can fail: lets the merge below complete
+  }).pipe(ignoreElements());
 
-  const read = async () => {
-    // Batches still in the pool. Settled ones leave the set, so a long run does not keep one
-    // promise per batch it ever submitted (that grew the parent's heap with the input size).
-    const pending = new Set<Promise<void>>();
-    const submitAll = (batches: PackedBatch<I>[]) => {
-      for (const batch of batches) {
-        const settled = submit(batch);
-        pending.add(settled);
-        const settle = () => pending.delete(settled);
-        settled.then(settle, (error: unknown) => {
-          settle();
-          fail(error);
-        });
-      }
-    };
-    const packer = pack.carry ? new WindowPacker<I>({ tokenBudget: pack.tokenBudget, window: pack.window }) : null;
-    let window: PackItem<I>[] = [];
-    const flushWindow = () => {
-      if (packer) return submitAll(packer.flush());
-      if (window.length === 0) return;
-      submitAll(packArray(window, { tokenBudget: pack.tokenBudget }));
-      window = [];
-    };
-    const iterator = options.items[Symbol.asyncIterator]();
-    try {
-      for (let index = 0; ; index++) {
-        if (!gate.isOpen()) {
-          // About to wait. If the consumer waits for a result sitting in this window, held items must go now
-          // (deadlock). It can only be waiting on a held item once everything read before the window was
-          // delivered; then read − delivered − inPool = held, so the read-ahead is closed only if held ≥
-          // maxReadAhead. Otherwise waiting is safe: delivery reopens the read-ahead. (Flushing on every closed
-          // read-ahead sent a partial window each time a fast GPU outpaced the consumer: half-full batches.)
-          const held = packer ? packer.held : window.length;
-          if (!readAhead.isOpen() && held >= maxReadAhead) flushWindow();
-          if (!(await whenOpen(gate, () => failed))) break;
-        }
-        if (failed) break;
-        const step = await iterator.next();
-        if (step.done) break;
-        const item = step.value;
-        stats.read++;
-        if (checkpoint?.restored.has(index)) {
-          stats.resumedSequences++;
-          unordered$.next({ index, item, vector: null, restored: true });
-        } else {
-          const packItem = { index, tokens: tokenCount(item), value: item };
-          if (packer) submitAll(packer.push(packItem));
-          else {
-            window.push(packItem);
-            if (window.length >= pack.window) flushWindow();
-          }
-        }
-        stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences);
-      }
-      flushWindow();
-      await Promise.all([...pending]);
-      await checkpointChain;
-      if (checkpoint && !failed) await checkpoint.flush();
-      if (!failed) unordered$.complete();
-    } catch (error) {
-      fail(error);
-    } finally {
-      if (failed) await iterator.return?.();
-    }
-  };
-
-  const ordered$ = unordered$.pipe(
-    restoreOrder(),
+  const ordered$ = merge(concat(merge(restored$, embedded$), checkpointDone$), checkpointFailure$).pipe(
+    restoreOrder<Unordered>(),
     concatMap(async (result) => {
       if (result.vector) return { index: result.index, item: result.item, restored: false, vector: result.vector };
       // Restored vectors are read from their shard only now, in output order, so resuming a
@@ -189,6 +167,8 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
       return { index: result.index, item: result.item, restored: true, vector: stored.vector };
     }),
   );
+  // The consumer's pace opens the read-ahead; stopping early (break, or a throw in its loop) unsubscribes,
+  // which stops the reading too (batches already submitted finish, nothing more is submitted).
   const output = toAsyncIterable(ordered$, () => {
     stats.delivered++;
     readAhead.changed();
@@ -199,18 +179,7 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
     [Symbol.asyncIterator]() {
       if (started) throw new Error('runEmbedding() results can be iterated only once');
       started = true;
-      const iterator = output[Symbol.asyncIterator]();
-      void read();
-      return {
-        next: () => iterator.next(),
-        // The consumer stopped early (break, or a throw in its loop): stop reading the input too; batches
-        // already submitted finish, nothing more is submitted.
-        return: () => {
-          failed = true;
-          readAhead.changed();
-          return iterator.return!();
-        },
-      };
+      return output[Symbol.asyncIterator]();
     },
   };
 }
