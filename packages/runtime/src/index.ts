@@ -7,6 +7,7 @@ export { listNvidiaDeviceNodes, parseNvidiaGpuInformation, type NvidiaDeviceNode
 export { isolatedCommand, isolationUnavailable } from './device-isolation.js';
 export { listWebGpuAdapters, parseDawnAdapterList, isSoftwareAdapter, type WebGpuAdapter } from './webgpu-adapters.js';
 export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type EmbeddedBatch } from './pool.js';
+export { inProcessDevice } from './in-process-device.js';
 export type { PoolEvent } from './pool-events.js';
 export type { WorkerTelemetry } from './worker-slot.js';
 export { allGates, CounterGate, whenOpen, type CreditGate } from './credit-gate.js';

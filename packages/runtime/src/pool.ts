@@ -8,13 +8,14 @@ import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plu
 import type { PoolEvent } from './pool-events.js';
 import { WorkerSlot, type WorkerTelemetry } from './worker-slot.js';
 import type { CreditGate } from './credit-gate.js';
+import { inProcessDevice } from './in-process-device.js';
 
 /** Path of the worker process script shipped with this package. */
 export const defaultWorkerEntry = fileURLToPath(new URL('../worker/worker-entry.mjs', import.meta.url));
 
 export interface PoolOptions {
   model: WorkerPluginSpec;
-  /** `auto` (with `resolvedDevices`): each worker lets its model pick the backend where it runs. */
+  /** `auto` (with `thread` or `resolvedDevices`): each worker lets its model pick the backend where it runs. */
   backend: BackendName | 'auto';
   /** Float precision for the workers' backend (`cuda` only; passed to the factory as `ctx.precision`). */
   precision?: Precision;
@@ -49,7 +50,9 @@ export interface PoolOptions {
   execArgv?: string[];
   /**
    * Run the one worker as a thread of this process (the in-process mode): the model computes off the
-   * main thread, so signals, checkpoints and progress stay responsive, through the same pool code.
+   * main thread, so signals, checkpoints and progress stay responsive, through the same pool code. Its device
+   * is `inProcessDevice` (unless `resolvedDevices` says otherwise), and a model that cannot load fails
+   * `startPool` with the model's own message: from the caller's side there is no worker to name.
    */
   thread?: boolean;
 }
@@ -94,10 +97,17 @@ export interface WorkerPool<I> {
 /** Starts one worker process per device slot and resolves once every worker has loaded the model. */
 export async function startPool<I>(options: PoolOptions): Promise<WorkerPool<I>> {
   const { backend } = options;
-  if (backend === 'auto' && !options.resolvedDevices) throw new WorkerPoolError("backend 'auto' needs resolvedDevices (device discovery needs a backend)");
+  if (options.thread && (options.devices !== undefined || options.workers !== undefined)) {
+    throw new WorkerPoolError('thread runs one worker in this process: devices and workers do not apply');
+  }
+  if (backend === 'auto' && !options.thread && !options.resolvedDevices) {
+    throw new WorkerPoolError("backend 'auto' needs thread or resolvedDevices (device discovery needs a backend)");
+  }
   const devices =
     options.resolvedDevices ??
-    (await resolveDevices({ backend: backend as BackendName, devices: options.devices, workers: options.workers, discover: options.discover }));
+    (options.thread
+      ? [inProcessDevice]
+      : await resolveDevices({ backend: backend as BackendName, devices: options.devices, workers: options.workers, discover: options.discover }));
   const pool = new Pool<I>(options, devices);
   await pool.start();
   return pool;
@@ -371,7 +381,8 @@ class Pool<I> implements WorkerPool<I> {
 
     if (this.readyWaiters) {
       // Start-up failure: a model that cannot load is a configuration error, not something to retry.
-      const error = new WorkerPoolError(`worker ${slot.index} (${slot.device.label}) failed to start: ${initError ?? reason}`);
+      const why = initError ?? reason;
+      const error = new WorkerPoolError(this.options.thread ? why : `worker ${slot.index} (${slot.device.label}) failed to start: ${why}`);
       this.readyWaiters.reject(error);
       this.readyWaiters = null;
       this.fatal = error;

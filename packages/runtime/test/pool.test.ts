@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { PoisonItemError, WorkerPoolError, runEmbedding, startPool, type PoolEvent } from '../src/index.js';
+import { PoisonItemError, WorkerPoolError, inProcessDevice, runEmbedding, startPool, type PoolEvent } from '../src/index.js';
 import { hashVector } from './fixtures/hash-model.mjs';
 import { asyncItems, collect, hashModel, makeSequences, outputBytes, tempDir } from './helpers.js';
 
@@ -227,13 +227,13 @@ describe('worker pool + runEmbedding', () => {
 
 describe('worker pool in a thread of this process (thread: true, the in-process mode)', () => {
   const items = makeSequences(200);
-  const inThisProcess = [{ label: 'in-process', kind: 'cpu' as const, id: 0, env: {} }];
 
-  it('embeds through the same protocol, letting the model pick the backend (auto)', async () => {
-    const pool = await startPool<string>({ model: hashModel({ dim: DIM, describe: true }), backend: 'auto', thread: true, resolvedDevices: inThisProcess });
+  it('embeds through the same protocol on its own in-process device, letting the model pick the backend (auto)', async () => {
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, describe: true }), backend: 'auto', thread: true });
     try {
       const results = await collect(runEmbedding({ items: asyncItems(items), pack: PACK, pool }));
       expect(results.map((r) => Array.from(r.vector))).toEqual(items.map((item) => Array.from(hashVector(item, DIM))));
+      expect(pool.devices).toEqual([inProcessDevice]);
       const [worker] = pool.telemetry();
       expect(worker).toMatchObject({ device: 'in-process', pid: process.pid, items: 200 });
       expect(worker.info).toMatchObject({ backend: 'auto', pid: process.pid });
@@ -248,7 +248,6 @@ describe('worker pool in a thread of this process (thread: true, the in-process 
       model: hashModel({ dim: DIM, hangAfterBatches: 0, hangMarker: join(dir, 'hang'), hangMode: 'busy' }),
       backend: 'cpu',
       thread: true,
-      resolvedDevices: inThisProcess,
     });
     const batch = pool.submit({ items: [{ index: 0, tokens: 3, value: 'abc' }] });
     batch.catch(() => undefined);
@@ -262,7 +261,14 @@ describe('worker pool in a thread of this process (thread: true, the in-process 
     expect(performance.now() - closing).toBeLessThan(2000);
   });
 
-  it("needs resolved devices for backend 'auto'", async () => {
-    await expect(startPool({ model: hashModel(), backend: 'auto', thread: true })).rejects.toThrow(/backend 'auto' needs resolvedDevices/);
+  it("fails with the model's own message when it cannot load (there is no worker to name)", async () => {
+    const starting = startPool({ model: hashModel({ failInit: true }), backend: 'cpu', thread: true });
+    await expect(starting).rejects.toThrow(WorkerPoolError);
+    await expect(starting).rejects.toThrow(/^weights file is unreadable \(injected\)$/);
+  });
+
+  it("takes neither devices nor workers; worker processes still need resolved devices for backend 'auto'", async () => {
+    await expect(startPool({ model: hashModel(), backend: 'cpu', thread: true, workers: 2 })).rejects.toThrow(/devices and workers do not apply/);
+    await expect(startPool({ model: hashModel(), backend: 'auto', workers: 1 })).rejects.toThrow(/backend 'auto' needs thread or resolvedDevices/);
   });
 });

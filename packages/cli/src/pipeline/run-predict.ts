@@ -6,7 +6,7 @@ import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmpt
 import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, StagedFile, ThreadedMlp } from '@virnucpro/consensus';
 import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
-import { resolveAutoBackend, runEmbedding, startPool, type DeviceInfo, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
+import { resolveAutoBackend, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { ModelLoadError, UsageError, modelLoadMessageIn } from '../errors.js';
@@ -33,8 +33,6 @@ export const RUN_SUMMARY_FILE = 'run_summary.json';
 export const CHECKPOINT_DIR = '.checkpoints';
 /** Rows per MLP call (the original's DataLoader batch size; does not change results). */
 const MLP_BATCH = 256;
-/** The one device of the default mode: a worker thread of this process. */
-const IN_PROCESS_DEVICE: DeviceInfo = { label: 'in-process', kind: 'cpu', id: 0, env: {} };
 
 export interface RunPredictIo {
   reporter: ProgressReporter;
@@ -271,7 +269,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.peakGpuBytes = Math.max(0, ...telemetry.map((t) => counterOf(t, 'peakGpuBytes')));
     summary.gpuBusySamples = telemetry.reduce((sum, t) => sum + counterOf(t, 'gpuBusySamples'), 0);
     summary.gpuBusyPercentSum = telemetry.reduce((sum, t) => sum + counterOf(t, 'gpuBusyPercentSum'), 0);
-    if (pool.pool.devices.some((d) => d.label !== IN_PROCESS_DEVICE.label)) {
+    if (usesWorkerProcesses(options)) {
       summary.workerStats = telemetry.map((t) => {
         const cuda = (t.info as Partial<ComputeDescription> | undefined)?.cuda;
         return {
@@ -308,19 +306,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
  */
 async function startFeaturePool(options: PredictOptions, models: { esm: string; dnabert: string }): Promise<{ pool: WorkerPool<FrameItem>; compute: ComputeDescription }> {
   const model = { module: fileURLToPath(new URL('./features-worker.js', import.meta.url)), export: 'featuresWorkerFactory', options: models };
-  const useWorkers = options.devices.length > 0 || options.workers > 0;
-  if (!useWorkers) {
-    // The thread's model resolves `auto` and the precision itself, as the in-process mode always did.
-    const pool = await startPool<FrameItem>({
-      model,
-      backend: options.backend,
-      ...(options.precision ? { precision: options.precision } : {}),
-      thread: true,
-      resolvedDevices: [IN_PROCESS_DEVICE],
-    }).catch((err: unknown) => {
-      // The run's own models failed to load: said as in-process always said it, without the pool's worker prefix.
-      throw err instanceof Error ? new Error(err.message.replace(`worker 0 (${IN_PROCESS_DEVICE.label}) failed to start: `, '')) : err;
-    });
+  if (!usesWorkerProcesses(options)) {
+    // The runtime's in-process mode: the thread's model resolves `auto` and the precision itself.
+    const pool = await startPool<FrameItem>({ model, backend: options.backend, ...(options.precision ? { precision: options.precision } : {}), thread: true });
     return { pool, compute: computeOf(pool.telemetry(), { backend: 'cpu', precision: 'fp32' }) };
   }
   const devices = options.devices.map((d) => {
@@ -345,6 +333,11 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
     workers: options.workers > 0 ? options.workers : undefined,
   });
   return { pool, compute: computeOf(pool.telemetry(), { backend, precision }) };
+}
+
+/** --devices or --workers N: worker processes; otherwise the default mode, the models in a thread of this process. */
+function usesWorkerProcesses(options: PredictOptions): boolean {
+  return options.devices.length > 0 || options.workers > 0;
 }
 
 /** Backend, precision and GPU as the workers described them (the first that did), else `fallback`. */
