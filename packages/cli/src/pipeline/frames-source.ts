@@ -1,9 +1,8 @@
 import { readFasta } from '@virnucpro/fasta-stream';
-import { chunkRecord, formatSingleLineFasta, formatWrappedFasta, identifyFrames } from '@virnucpro/sixframe';
+import { chunkRecord, identifyFrames, type PrepWriter } from '@virnucpro/sixframe';
 import { UsageError } from '../errors.js';
 import type { FrameItem } from './frame-item.js';
 import type { InputCheck } from './input-check.js';
-import type { StagedFile } from '@virnucpro/consensus';
 
 export interface FrameCounts {
   sequences: number;
@@ -12,16 +11,10 @@ export interface FrameCounts {
   esmTokens: number;
 }
 
-export interface IntermediateWriters {
-  chunked: StagedFile;
-  nucleotide: StagedFile;
-  protein: StagedFile;
-}
-
 /**
  * FASTA → VirNucPro chunks → kept six-frame translations, lazily (one record in memory at a time).
  * `counts` is updated as frames are pulled. With `intermediate`, the three files of the original tool are
- * written along the way (chunks 60-column wrapped; frames one line each), in the original's order.
+ * written along the way by the writer `virnucpro prep` uses (sixframe's PrepWriter), so they are prep's bytes.
  * `select` (0-based record position in the input → keep it?) runs a part of the input (`--shard`); `check`
  * still sees every record, so each part refuses a bad input as the whole run would.
  */
@@ -29,7 +22,7 @@ export async function* framesFromFasta(
   input: string,
   chunkLength: number,
   counts: FrameCounts,
-  intermediate?: IntermediateWriters,
+  intermediate?: PrepWriter,
   onRecord?: (id: string, chunks: number, recordIndex: number) => void,
   check?: InputCheck,
   select?: (recordIndex: number) => boolean,
@@ -48,14 +41,12 @@ export async function* framesFromFasta(
     onRecord?.(record.id, chunks.length, recordIndex);
     for (const chunk of chunks) {
       counts.chunks++;
-      if (intermediate) await intermediate.chunked.write(formatWrappedFasta(chunk.id, chunk.sequence));
-      for (const frame of identifyFrames(chunk.id, chunk.sequence)) {
+      const frames = identifyFrames(chunk.id, chunk.sequence);
+      const flushed = intermediate?.write(chunk, frames);
+      if (flushed) await flushed;
+      for (const frame of frames) {
         counts.frames++;
         counts.esmTokens += frame.protein.length + 2;
-        if (intermediate) {
-          await intermediate.nucleotide.write(formatSingleLineFasta(frame.id, frame.nucleotide));
-          await intermediate.protein.write(formatSingleLineFasta(frame.id, frame.protein));
-        }
         yield frame;
       }
     }

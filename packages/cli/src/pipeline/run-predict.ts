@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
-import { loadMlp, PredictionWriter, StagedFile, ThreadedMlp } from '@virnucpro/consensus';
-import { prepOutputPaths, inputStem } from '@virnucpro/sixframe';
+import { loadMlp, PredictionWriter, ThreadedMlp } from '@virnucpro/consensus';
+import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
 import { resolveAutoBackend, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
@@ -18,7 +18,7 @@ import { AUTO_NOTE, type ComputeDescription } from './compute-backend.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
-import { countFrames, framesFromFasta, type FrameCounts, type IntermediateWriters } from './frames-source.js';
+import { countFrames, framesFromFasta, type FrameCounts } from './frames-source.js';
 import { InputCheck } from './input-check.js';
 import { describeModel } from './model-identity.js';
 import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
@@ -123,7 +123,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
 
   let writer: PredictionWriter | undefined;
   let checkpointDir: { stored: () => number } | undefined;
-  let intermediate: IntermediateWriters | undefined;
+  let intermediate: PrepWriter | undefined;
   /** The result files (predictions, consensus, summary; the intermediates with --keep-intermediate), as opened. */
   const outputs: StagedOutput[] = [];
   /** run_summary.json, renamed into place after every result file: the mark of a complete run. */
@@ -176,8 +176,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     outputs.push(writer);
     if (options.keepIntermediate) {
       const paths = prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length);
-      intermediate = { chunked: await StagedFile.create(paths.chunked), nucleotide: await StagedFile.create(paths.nucleotide), protein: await StagedFile.create(paths.protein) };
-      outputs.push(...Object.values(intermediate));
+      intermediate = await PrepWriter.open(paths);
+      outputs.push(intermediate);
     }
     if (io.handleSignals) {
       removeSignalHandlers = onTerminationSignal(
