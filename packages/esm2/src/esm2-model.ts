@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { embedding, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { embedding, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
 import { maskId, padId } from './alphabet.js';
 import type { Esm2Config } from './esm2-config.js';
 import { disposeEsm2Weights, type Esm2LayerWeights, type Esm2Weights } from './esm2-weights.js';
@@ -75,9 +75,10 @@ export class Esm2Model {
     const { numHeads: H, layerNormEps: eps } = this.config;
     const rotary = this.table(w.invFreq, layout.maxLength);
     const a = layerNorm(x, w.attnNormGamma, w.attnNormBeta, eps);
-    // q already carries head_dim^-0.5 (folded into the weights at load), hence scale 1.
-    const qkv = rotaryQkv(linear(a, w.qkvWT, w.qkvB), rotary.cos, rotary.sinSigned, layout.positionsTensor, H);
-    const context = packedAttention(qkv, layout, { numHeads: H, scale: 1 });
+    // q already carries head_dim^-0.5 (folded into the weights at load), hence scale 1; q and k are rotated
+    // inside the attention op (a backend may do it while loading them instead of in a pass of its own).
+    const qkv = linear(a, w.qkvWT, w.qkvB);
+    const context = packedAttention(qkv, layout, { numHeads: H, scale: 1, rotary });
     const h = linear(context, w.outWT, w.outB, { residual: x });
     const f = layerNorm(h, w.ffnNormGamma, w.ffnNormBeta, eps);
     return linear(linear(f, w.fc1WT, w.fc1B, { activation: 'gelu' }), w.fc2WT, w.fc2B, { residual: h });

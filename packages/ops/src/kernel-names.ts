@@ -44,9 +44,10 @@ export interface VnpRotaryQkvAttrs extends NamedAttrMap {
  * cuSeqlens int32 [S+1] (segment offsets, `layout.offsetsTensor`). Output [N, H·hd]: softmax(scale·q·kᵀ
  * − slope_h·|i−j|)·v per segment and head, fp32 softmax. `alibiSlopes` (H values) is optional.
  * `layout` is the host-side layout of the same batch (the composite kernels plan their padded groups from it).
+ * With cos, sinSigned and positions (as for VnpRotaryQkv), q and k are first rotated as VnpRotaryQkv rotates them.
  */
 export const VnpPackedAttention = 'VnpPackedAttention';
-export type VnpPackedAttentionInputs = { qkv: TensorInfo; cuSeqlens: TensorInfo };
+export type VnpPackedAttentionInputs = { qkv: TensorInfo; cuSeqlens: TensorInfo; cos?: TensorInfo; sinSigned?: TensorInfo; positions?: TensorInfo };
 // Not `extends NamedAttrMap` (as tfjs-core's own *Attrs interfaces are not): a null `alibiSlopes` is no tfjs
 // Attribute value. Callers pass it as `attrs as unknown as NamedAttrMap`, kernels read `attrs as unknown as
 // VnpPackedAttentionAttrs`.

@@ -3,6 +3,7 @@ import type { NamedAttrMap } from '@tensorflow/tfjs-core';
 import { VnpPackedAttention, type VnpPackedAttentionAttrs, type VnpPackedAttentionInputs } from './kernel-names.js';
 import { expectCount, expectRank, runVnpKernel } from './op-checks.js';
 import type { PackedLayout } from './packed-layout.js';
+import { expectRotary } from './rotary-qkv.js';
 
 export interface PackedAttentionOptions {
   numHeads: number;
@@ -10,6 +11,12 @@ export interface PackedAttentionOptions {
   scale: number;
   /** Per-head ALiBi slopes: adds −slope_h·|i−j| to the scores of head h. */
   alibiSlopes?: Float32Array;
+  /**
+   * Rotary tables (as for `rotaryQkv`, positions from the layout): q and k are rotated before the scores,
+   * exactly as `packedAttention(rotaryQkv(qkv, cos, sinSigned, layout.positionsTensor, H), …)` would, but a
+   * backend may rotate them while it loads them (cuda does: one pass over qkv instead of three).
+   */
+  rotary?: { cos: tf.Tensor2D; sinSigned: tf.Tensor2D };
 }
 
 /**
@@ -27,7 +34,13 @@ export function packedAttention(qkv: tf.Tensor2D, layout: PackedLayout, options:
   if (!Number.isFinite(options.scale)) throw new Error(`packedAttention: scale must be a finite number, got ${options.scale}`);
   const slopes = options.alibiSlopes;
   if (slopes && slopes.length !== H) throw new Error(`packedAttention: ${slopes.length} ALiBi slopes for ${H} heads`);
-  const inputs: VnpPackedAttentionInputs = { qkv, cuSeqlens: layout.offsetsTensor };
+  const rotary = options.rotary;
+  if (rotary) expectRotary('packedAttention', width / (3 * H), rotary.cos, rotary.sinSigned, layout.positionsTensor, rows);
+  const inputs: VnpPackedAttentionInputs = {
+    qkv,
+    cuSeqlens: layout.offsetsTensor,
+    ...(rotary ? { cos: rotary.cos, sinSigned: rotary.sinSigned, positions: layout.positionsTensor } : {}),
+  };
   const attrs: VnpPackedAttentionAttrs = {
     numHeads: H,
     scale: options.scale,

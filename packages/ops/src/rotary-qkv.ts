@@ -19,14 +19,18 @@ export function rotaryQkv(
   expectRank('rotaryQkv', 'qkv', qkv, 2);
   const [rows, width] = qkv.shape;
   if (width % (3 * numHeads) !== 0) throw new Error(`rotaryQkv: qkv width ${width} is not 3 × ${numHeads} heads × head size`);
-  const hd = width / (3 * numHeads);
-  if (hd % 2 !== 0) throw new Error(`rotaryQkv: head size ${hd} must be even (its two halves are rotated together)`);
-  expectRank('rotaryQkv', 'cos', cos, 2);
-  if (cos.shape[1] !== hd) throw new Error(`rotaryQkv: cos is [${cos.shape}], expected [positions, ${hd}] for head size ${hd}`);
-  expectShape('rotaryQkv', 'sinSigned', sinSigned, cos.shape);
-  expectShape('rotaryQkv', 'positions', positions, [rows]);
-  expectDtype('rotaryQkv', 'positions', positions, 'int32');
+  expectRotary('rotaryQkv', width / (3 * numHeads), cos, sinSigned, positions, rows);
   const inputs: VnpRotaryQkvInputs = { qkv, cos, sinSigned, positions };
   const attrs: VnpRotaryQkvAttrs = { numHeads };
   return runVnpKernel(VnpRotaryQkv, inputs, attrs);
+}
+
+/** The checks of rotary tables and positions for head size `hd` and `rows` rows (rotaryQkv, packedAttention). */
+export function expectRotary(op: string, hd: number, cos: tf.Tensor, sinSigned: tf.Tensor, positions: tf.Tensor, rows: number): void {
+  if (hd % 2 !== 0) throw new Error(`${op}: head size ${hd} must be even (its two halves are rotated together)`);
+  expectRank(op, 'cos', cos, 2);
+  if (cos.shape[1] !== hd) throw new Error(`${op}: cos is [${cos.shape}], expected [positions, ${hd}] for head size ${hd}`);
+  expectShape(op, 'sinSigned', sinSigned, cos.shape);
+  expectShape(op, 'positions', positions, [rows]);
+  expectDtype(op, 'positions', positions, 'int32');
 }

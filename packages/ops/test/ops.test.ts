@@ -24,6 +24,23 @@ function expectNoLeak(make: () => tf.Tensor): void {
   expect(tf.memory().numTensors).toBe(before);
 }
 
+/** cos / signed-sin tables [P, hd] for the half-split rotary convention. */
+function tables(invFreq: Float32Array, P: number) {
+  const half = invFreq.length;
+  const hd = 2 * half;
+  const cos = new Float32Array(P * hd);
+  const sinSigned = new Float32Array(P * hd);
+  for (let p = 0; p < P; p++) {
+    for (let i = 0; i < half; i++) {
+      const angle = p * invFreq[i];
+      cos[p * hd + i] = cos[p * hd + i + half] = Math.cos(angle);
+      sinSigned[p * hd + i] = -Math.sin(angle);
+      sinSigned[p * hd + i + half] = Math.sin(angle);
+    }
+  }
+  return { cos: tf.tensor2d(cos, [P, hd]), sinSigned: tf.tensor2d(sinSigned, [P, hd]) };
+}
+
 describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
   beforeAll(async () => {
     expect(await initBackend(backend)).toBe(backend);
@@ -115,22 +132,6 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
   });
 
   describe('rotaryQkv', () => {
-    function tables(invFreq: Float32Array, P: number) {
-      const half = invFreq.length;
-      const hd = 2 * half;
-      const cos = new Float32Array(P * hd);
-      const sinSigned = new Float32Array(P * hd);
-      for (let p = 0; p < P; p++) {
-        for (let i = 0; i < half; i++) {
-          const angle = p * invFreq[i];
-          cos[p * hd + i] = cos[p * hd + i + half] = Math.cos(angle);
-          sinSigned[p * hd + i] = -Math.sin(angle);
-          sinSigned[p * hd + i + half] = Math.sin(angle);
-        }
-      }
-      return { cos: tf.tensor2d(cos, [P, hd]), sinSigned: tf.tensor2d(sinSigned, [P, hd]) };
-    }
-
     for (const H of [1, 3, 4]) {
       it(`rotates q and k per row position and copies v (${H} heads, packed segments)`, () => {
         const hd = 8;
@@ -293,6 +294,24 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       layout.dispose();
       expect(tf.memory().numTensors).toBeLessThan(before);
       tqkv.dispose();
+    });
+
+    it('with rotary tables: attention of q and k rotated at their positions, as rotaryQkv rotates them', () => {
+      const [H, hd] = [3, 8];
+      const width = H * hd;
+      const { N, qkv } = packedInputs(lengths, width, 8);
+      const invFreq = Float32Array.from({ length: hd / 2 }, (_, i) => 1 / 10000 ** ((2 * i) / hd));
+      const rotary = tables(invFreq, 32);
+      const layout = packedLayout(lengths);
+      const tqkv = tf.tensor2d(qkv, [N, 3 * width]);
+      const fused = packedAttention(tqkv, layout, { numHeads: H, scale: 0.5, rotary }).dataSync();
+      const rotated = rotaryQkv(tqkv, rotary.cos, rotary.sinSigned, layout.positionsTensor, H);
+      expect(Array.from(fused)).toEqual(Array.from(packedAttention(rotated, layout, { numHeads: H, scale: 0.5 }).dataSync()));
+      expect(maxAbsDiff(fused, packedAttention(tqkv, layout, { numHeads: H, scale: 0.5 }).dataSync())).toBeGreaterThan(1e-3);
+      expectNoLeak(() => packedAttention(tqkv, layout, { numHeads: H, scale: 0.5, rotary }));
+      expect(() => packedAttention(tqkv, layout, { numHeads: H, scale: 0.5, rotary: tables(invFreq.subarray(0, 2), 32) })).toThrow(/expected \[positions, 8\]/);
+      tf.dispose([tqkv, rotated, rotary.cos, rotary.sinSigned]);
+      layout.dispose();
     });
 
     it('rejects inconsistent shapes and slopes', () => {

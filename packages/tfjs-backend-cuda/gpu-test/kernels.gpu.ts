@@ -152,6 +152,32 @@ for (const c of attentionCases) {
   });
 }
 
+// Packed attention with rotary tables (ESM-2: q and k rotated as they are loaded on the tensor-core path, by a
+// rotary pass first on the fp32 one): short and long segments (a long one's keys are loaded by several blocks).
+for (const [name, lengths, H, hd] of [
+  ['tiny mixed', [1, 2, 3, 17], 5, 16],
+  ['odd head size 24', [9, 70, 1], 3, 24],
+  ['long and short', [1026, 3, 129], 2, 64],
+  ['100 read-length proteins (ESM-2 head size)', Array(100).fill(52), 8, 64],
+] as [string, number[], number, number][]) {
+  const N = lengths.reduce((a, b) => a + b, 0); const P = Math.max(...lengths);
+  const qkv = random(N * 3 * H * hd, -2, 2); const cos = random(P * hd); const sin = random(P * hd);
+  await check(`packedAttention with rotary, ${name}`, () => {
+    const layout = packedLayout(lengths);
+    try {
+      const rotary = { cos: tf.tensor2d(cos, [P, hd]), sinSigned: tf.tensor2d(sin, [P, hd]) };
+      if (tf.getBackend() === 'cuda') return packedAttention(tf.tensor2d(qkv, [N, 3 * H * hd]), layout, { numHeads: H, scale: 1, rotary });
+      // The reference rotates on the cpu and rounds the rotated q and k to the storage type, as the cuda kernel
+      // does before its tensor-core products (unrounded, unscaled scores of ±30 would differ by more than the
+      // storage type's noise after the softmax).
+      const rotated = rotaryQkv(tf.tensor2d(qkv, [N, 3 * H * hd]), rotary.cos, rotary.sinSigned, layout.positionsTensor, H);
+      return packedAttention(tf.tensor2d(toStorage(rotated.dataSync().slice() as Float32Array), [N, 3 * H * hd]), layout, { numHeads: H, scale: 1 });
+    } finally {
+      layout.dispose();
+    }
+  });
+}
+
 // Segment means (BOS/EOS skipped and not).
 for (const [lengths, skip] of [[[3, 1022, 7, 3], 1], [[1, 4, 9], 0]] as [number[], number][]) {
   const N = lengths.reduce((a, b) => a + b, 0); const d = 96; const x = random(N * d, -3, 5);

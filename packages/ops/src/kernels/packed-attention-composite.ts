@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { TensorInfo } from '@tensorflow/tfjs-core';
 import type { VnpPackedAttentionAttrs, VnpPackedAttentionInputs } from '../kernel-names.js';
 import { asTensor, kernelArgs, type CompositeKernelArgs } from './composite-utils.js';
+import { rotaryQkvComposite } from './rotary-qkv-composite.js';
 
 /**
  * VnpPackedAttention from tfjs ops, planned from the host-side layout (the cuSeqlens input is not
@@ -9,13 +10,16 @@ import { asTensor, kernelArgs, type CompositeKernelArgs } from './composite-util
  * PackedLayout), rows are gathered into a padded [S_g, L_g] layout, attention is one batched matmul
  * over (segment, head) with padding keys masked (plus ALiBi if given), softmax in fp32, a second
  * batched matmul, and finally one gather brings every row back to [N, H·hd]. A layout that is one
- * group without padding skips the gathers.
+ * group without padding skips the gathers. With rotary tables, q and k are rotated first (VnpRotaryQkv's composite).
  */
 export function packedAttentionComposite(args: CompositeKernelArgs): TensorInfo {
   const { inputs, attrs } = kernelArgs<VnpPackedAttentionInputs, VnpPackedAttentionAttrs>(args);
   const { layout, numHeads: H, scale, alibiSlopes } = attrs;
   return tf.tidy(() => {
-    const qkv = asTensor<tf.Tensor2D>(inputs.qkv);
+    const { cos, sinSigned, positions } = inputs;
+    const qkv = cos && sinSigned && positions
+      ? asTensor<tf.Tensor2D>(rotaryQkvComposite({ ...args, inputs: { qkv: inputs.qkv, cos, sinSigned, positions }, attrs: { numHeads: H } }))
+      : asTensor<tf.Tensor2D>(inputs.qkv);
     const width = qkv.shape[1] / 3;
     const hd = width / H;
     const [q, k, v] = tf.split(qkv, 3, 1) as tf.Tensor2D[];

@@ -4,9 +4,13 @@ import type { CudaSource } from '../kernel-library.js';
  * Packed varlen attention on tensor cores (FlashAttention-2 style, inline PTX mma.sync.m16n8k16, fp16 or bf16
  * inputs, fp32 accumulation and fp32 online softmax). Head size HD (compile-time) a multiple of 16, ≤ 128.
  * Block = 4 warps = 64 queries of one (segment, head); each warp owns 16 query rows. Keys of the segment are
- * walked in tiles of 64 in shared memory (K row-major, V transposed, rows padded by 8 elements so fragment
- * loads are free of bank conflicts). S = Q·Kᵀ stays in registers, is scaled, biased (ALiBi), masked past the
- * segment's end, turned into probabilities and reused directly as the A operand of P·V.
+ * walked in tiles of 64 in shared memory (K and V row-major, rows padded by 8 elements so fragment loads are
+ * free of bank conflicts; V's fragments for P·V come transposed by ldmatrix.trans). S = Q·Kᵀ stays in
+ * registers, is scaled, biased (ALiBi), masked past the segment's end, turned into probabilities and reused
+ * directly as the A operand of P·V.
+ * With -DROTARY, q and k are rotated (rotate_half, the cos / signed-sin tables at each row's position) as they
+ * are loaded, with the same arithmetic as rotary_qkv_vec: ESM-2 then reads qkv once instead of rotating it in a
+ * pass of its own (which read and wrote q and k: ~3 % of a forward).
  */
 export const attentionMmaSource: CudaSource = {
   name: 'attention_mma',
@@ -17,8 +21,38 @@ export const attentionMmaSource: CudaSource = {
 #define BQ 64
 #define BKT 64
 #define QS (HD + 8)
-#define VS (BKT + 8)
 typedef unsigned int u32;
+
+// One 16-byte word (8 elements, columns c..c+7) of a q or k head, rotated by position p when ROTARY is set.
+__device__ __forceinline__ uint4 load_head_word(const T* head, int c, const T* cosT, const T* sinS, int p) {
+  uint4 x = *reinterpret_cast<const uint4*>(head + c);
+#if defined(ROTARY)
+  constexpr int half = HD / 2;
+  uint4 y = *reinterpret_cast<const uint4*>(head + (c < half ? c + half : c - half));
+  uint4 cv = *reinterpret_cast<const uint4*>(cosT + (long long)p * HD + c);
+  uint4 sv = *reinterpret_cast<const uint4*>(sinS + (long long)p * HD + c);
+  const T* xe = reinterpret_cast<const T*>(&x);
+  const T* ye = reinterpret_cast<const T*>(&y);
+  const T* ce = reinterpret_cast<const T*>(&cv);
+  const T* se = reinterpret_cast<const T*>(&sv);
+  uint4 o;
+  T* oe = reinterpret_cast<T*>(&o);
+  #pragma unroll
+  for (int k = 0; k < 8; k++) oe[k] = fromF(toF(xe[k]) * toF(ce[k]) + toF(ye[k]) * toF(se[k]));
+  return o;
+#else
+  return x;
+#endif
+}
+
+// Four 8×8 tiles of 16-bit elements from shared memory, transposed (lane i gives the address of row i % 8 of
+// tile i / 8): the B operands of two m16n8k16 MMAs straight from a row-major V.
+__device__ __forceinline__ void ldmatrix_x4_trans(u32* r, const T* p) {
+  unsigned addr;
+  asm volatile("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }\n" : "=r"(addr) : "l"(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
 
 __device__ __forceinline__ u32 pack2(float lo, float hi) {
 #if defined(VNP_BF16)
@@ -39,11 +73,16 @@ __device__ __forceinline__ void mma16816(float* c, const u32* a, u32 b0, u32 b1)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* qkv, const int* cu, const float* slopes, T* out, int H, float scale, int useAlibi) {
+// Runs the statements for every 16-byte word of a 64-row tile, spread over the block's 128 threads: r is the
+// row in the tile, c the word's first column in the head.
+#define TILE_WORDS(...) for (int e = tid; e < 64 * CH; e += 128) { const int r = e / CH, c = (e % CH) * 8; __VA_ARGS__ }
+
+extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale, int useAlibi,
+    const T* __restrict__ cosT, const T* __restrict__ sinS, const int* __restrict__ positions) {
   extern __shared__ __align__(16) unsigned char smem[];
-  T* Qs = reinterpret_cast<T*>(smem);            // [BQ][QS]
+  T* Qs = reinterpret_cast<T*>(smem);            // [BQ][QS]; at the end, this warp's rows of the output
   T* Ks = Qs + BQ * QS;                           // [BKT][QS]
-  T* Vt = Ks + BKT * QS;                          // [HD][VS]
+  T* Vs = Ks + BKT * QS;                          // [BKT][QS]
   const int seg = blockIdx.y, h = blockIdx.z;
   const int start = cu[seg], len = cu[seg + 1] - start;
   const int q0 = blockIdx.x * BQ;
@@ -54,13 +93,23 @@ extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* qkv, co
   const float slope = useAlibi ? slopes[h] : 0.f;
   const uint4 zero = make_uint4(0, 0, 0, 0);
   constexpr int CH = HD / 8;  // 16-byte chunks per row
+  // Word c of head h of a row of the segment, in the part starting at column part (0 q, d k, 2d v); q and k
+  // rotated when ROTARY is set; zero past the segment's end.
+  auto word = [&](int row, int part, int c, bool rotate) -> uint4 {
+    if (row >= len) return zero;
+    const int n = start + row;
+    const T* head = qkv + n * width + part + h * HD;
+    return rotate ? load_head_word(head, c, cosT, sinS, positions ? positions[n] : 0) : *reinterpret_cast<const uint4*>(head + c);
+  };
 
-  for (int e = tid; e < BQ * CH; e += 128) {
-    int r = e / CH, c = (e % CH) * 8;
-    uint4 v = zero;
-    if (q0 + r < len) v = *reinterpret_cast<const uint4*>(qkv + (start + q0 + r) * width + h * HD + c);
-    *reinterpret_cast<uint4*>(Qs + r * QS + c) = v;
-  }
+  // Q and the first key tile in one pass, so that all their loads are in flight together (a read-length
+  // segment has just one tile: the block then reads global memory once).
+  TILE_WORDS({
+    const uint4 qv = word(q0 + r, 0, c, true), kv = word(r, d, c, true), vv = word(r, 2 * d, c, false);
+    *reinterpret_cast<uint4*>(Qs + r * QS + c) = qv;
+    *reinterpret_cast<uint4*>(Ks + r * QS + c) = kv;
+    *reinterpret_cast<uint4*>(Vs + r * QS + c) = vv;
+  })
   __syncthreads();
   u32 qa[HD / 16][4];
   const int r0 = warp * 16 + g;
@@ -78,23 +127,17 @@ extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* qkv, co
   const int qiA = q0 + r0, qiB = qiA + 8;
 
   for (int k0 = 0; k0 < len; k0 += BKT) {
-    __syncthreads();
-    for (int e = tid; e < BKT * CH; e += 128) {
-      int r = e / CH, c = (e % CH) * 8;
-      uint4 kv = zero, vv = zero;
-      if (k0 + r < len) {
-        const T* row = qkv + (start + k0 + r) * width + h * HD + c;
-        kv = *reinterpret_cast<const uint4*>(row + d);
-        vv = *reinterpret_cast<const uint4*>(row + 2 * d);
-      }
-      *reinterpret_cast<uint4*>(Ks + r * QS + c) = kv;
-      const T* vals = reinterpret_cast<const T*>(&vv);
-      #pragma unroll
-      for (int i = 0; i < 8; i++) Vt[(c + i) * VS + r] = vals[i];
+    if (k0 > 0) {
+      __syncthreads();
+      TILE_WORDS({
+        const uint4 kv = word(k0 + r, d, c, true), vv = word(k0 + r, 2 * d, c, false);
+        *reinterpret_cast<uint4*>(Ks + r * QS + c) = kv;
+        *reinterpret_cast<uint4*>(Vs + r * QS + c) = vv;
+      })
+      __syncthreads();
     }
-    __syncthreads();
 
-    float s[BKT / 8][4];
+  float s[BKT / 8][4];
     #pragma unroll
     for (int nt = 0; nt < BKT / 8; nt++) {
       s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
@@ -139,9 +182,12 @@ extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* qkv, co
       u32 pa[4] = { pack2(s[2 * t][0], s[2 * t][1]), pack2(s[2 * t][2], s[2 * t][3]),
                     pack2(s[2 * t + 1][0], s[2 * t + 1][1]), pack2(s[2 * t + 1][2], s[2 * t + 1][3]) };
       #pragma unroll
-      for (int j = 0; j < HD / 8; j++) {
-        const T* vr = Vt + (j * 8 + g) * VS + t * 16 + tig * 2;
-        mma16816(o[j], pa, *reinterpret_cast<const u32*>(vr), *reinterpret_cast<const u32*>(vr + 8));
+      for (int j = 0; j < HD / 8; j += 2) {
+        // Lanes 0–15: keys t·16 + 0..15 at columns j·8..; lanes 16–31: the same keys at columns (j+1)·8..
+        u32 b[4];
+        ldmatrix_x4_trans(b, Vs + (t * 16 + (lane & 15)) * QS + (j + (lane >> 4)) * 8);
+        mma16816(o[j], pa, b[0], b[1]);
+        mma16816(o[j + 1], pa, b[2], b[3]);
       }
     }
   }
@@ -150,17 +196,24 @@ extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* qkv, co
   lB += __shfl_xor_sync(0xffffffff, lB, 1);
   lB += __shfl_xor_sync(0xffffffff, lB, 2);
   const float iA = 1.f / lA, iB = 1.f / lB;
+  // The warp's 16 output rows go through its own rows of Qs (no other warp reads them any more) and leave as
+  // whole 16-byte words: each row of a head is 2·HD contiguous bytes of the output.
+  T* stage = Qs + warp * 16 * QS;
   #pragma unroll
   for (int j = 0; j < HD / 8; j++) {
-    int c = h * HD + j * 8 + tig * 2;
-    if (qiA < len) *reinterpret_cast<u32*>(out + (long long)(start + qiA) * d + c) = pack2(o[j][0] * iA, o[j][1] * iA);
-    if (qiB < len) *reinterpret_cast<u32*>(out + (long long)(start + qiB) * d + c) = pack2(o[j][2] * iB, o[j][3] * iB);
+    *reinterpret_cast<u32*>(stage + g * QS + j * 8 + tig * 2) = pack2(o[j][0] * iA, o[j][1] * iA);
+    *reinterpret_cast<u32*>(stage + (g + 8) * QS + j * 8 + tig * 2) = pack2(o[j][2] * iB, o[j][3] * iB);
+  }
+  __syncwarp();
+  for (int e = lane; e < 16 * CH; e += 32) {
+    const int r = e / CH, c = (e % CH) * 8, qi = q0 + warp * 16 + r;
+    if (qi < len) *reinterpret_cast<uint4*>(out + (long long)(start + qi) * d + h * HD + c) = *reinterpret_cast<const uint4*>(stage + r * QS + c);
   }
 }
 `,
 };
 
-/** Dynamic shared memory of attention_mma for head size hd (2-byte storage). */
+/** Dynamic shared memory of attention_mma for head size hd (2-byte storage): Q, K and V tiles of 64 rows. */
 export function attentionMmaSharedBytes(hd: number): number {
-  return (64 * (hd + 8) * 2 + hd * (64 + 8)) * 2;
+  return 3 * 64 * (hd + 8) * 2;
 }
