@@ -35,7 +35,11 @@ for (const storage of storages) {
     compile(source.name, source.code, [storageDefine(storage)]);
   }
   for (const hd of [16, 24, 32, 64, 128]) compile(attentionSimpleSource.name, attentionSimpleSource.code, [storageDefine(storage), `-DHD=${hd}`]);
-  if (storage !== 'f32') for (const hd of [16, 32, 64, 128]) compile(attentionMmaSource.name, attentionMmaSource.code, [storageDefine(storage), `-DHD=${hd}`]);
+  if (storage !== 'f32') {
+    for (const hd of [16, 32, 64, 128]) {
+      for (const rotary of [[], ['-DROTARY']]) compile(attentionMmaSource.name, attentionMmaSource.code, [storageDefine(storage), `-DHD=${hd}`, ...rotary]);
+    }
+  }
 }
 console.log(`NVRTC ${nvrtc.version}, ${values.arch}: ${failures} failed`);
 process.exit(failures ? 1 : 0);

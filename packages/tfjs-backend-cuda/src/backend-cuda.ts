@@ -5,6 +5,7 @@ import { CachingAllocator } from './caching-allocator.js';
 import { CublasLt } from './cublaslt.js';
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
+import { hostTrace } from './host-trace.js';
 import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
 import { KernelCache } from './kernel-cache.js';
 import { KernelProfiler, type KernelTime } from './kernel-profiler.js';
@@ -241,6 +242,8 @@ export class CudaBackend extends KernelBackend {
         await new Promise((resolve) => (wait < 20 ? setImmediate(resolve) : setTimeout(resolve, 1)));
         wait++;
       }
+      const trace = hostTrace();
+      if (trace && this.driver.streamDone(this.stream)) trace.streamDrained();
     } finally {
       this.driver.destroyEvent(event);
     }
@@ -377,6 +380,7 @@ export class CudaBackend extends KernelBackend {
   override dispose(): void {
     this.utilization?.stop();
     this.driver.synchronize(this.stream);
+    hostTrace()?.stop();
   }
 }
 

@@ -60,6 +60,7 @@ export class CudaDriver {
       'int cuCtxSetCurrent(void *context)',
       'int cuStreamCreate(void *stream, unsigned int flags)',
       'int cuStreamSynchronize(void *stream)',
+      'int cuStreamQuery(void *stream)',
       'int cuMemAlloc_v2(void *dptr, size_t bytes)',
       'int cuMemFree_v2(uint64_t dptr)',
       'int cuMemAllocHost_v2(void *pointer, size_t bytes)',
@@ -152,6 +153,14 @@ export class CudaDriver {
 
   synchronize(stream: Handle): void {
     this.call('cuStreamSynchronize', stream);
+  }
+
+  /** True when all work queued on the stream has finished. */
+  streamDone(stream: Handle): boolean {
+    const code = this.fn.cuStreamQuery(stream);
+    if (code === CUDA_ERROR_NOT_READY) return false;
+    this.check('cuStreamQuery', code);
+    return true;
   }
 
   /** Device memory, or undefined when the device is out of memory (other errors throw). */

@@ -1,5 +1,6 @@
 // koffi is CommonJS; this is its one import site, typed with the few calls the bindings use.
 import { createRequire } from 'node:module';
+import { hostTrace } from './host-trace.js';
 
 export interface KoffiLibrary {
   func(prototype: string): (...args: unknown[]) => unknown;
@@ -32,6 +33,11 @@ export type NativeFunction = ((...args: unknown[]) => number) & { async(...argsT
 export function bindLibrary(path: string, prototypes: readonly string[]): Record<string, NativeFunction> {
   const lib = koffi().load(path);
   const functions: Record<string, NativeFunction> = {};
-  for (const prototype of prototypes) functions[/(\w+)\s*\(/.exec(prototype)![1]] = lib.func(prototype) as NativeFunction;
+  const trace = hostTrace();
+  for (const prototype of prototypes) {
+    const name = /(\w+)\s*\(/.exec(prototype)![1];
+    const native = lib.func(prototype) as NativeFunction;
+    functions[name] = trace ? Object.assign(trace.wrap(name, native), { async: native.async }) : native;
+  }
   return functions;
 }
