@@ -6,12 +6,13 @@
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts
 #        (and .bench-data/NC_008253.fna.gz: E. coli 536 from Debian's bowtie-examples; see tools/bench/predict/README.md)
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-bench.sh FRAMES [PRECISION]
-# Knobs (environment): READS_ONLY=1 only makes the models and reads; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
+# Knobs (environment): READS_ONLY=1 only makes the models and reads; BUNDLE: the bundle folder (default .bundle); OURS_ARGS: more `predict` options; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
 # (seconds, default 560) stop a side that runs too long; TORCH_RECORDS=START:END runs the reference on those records
 # only, into /tmp/torch-parts (1 M frames need ~18 min: three calls of a third each), and TORCH_MERGE=1 joins the
 # parts there (tools/bench/predict/merge_parts.py) into the reference's outputs before the comparison. The models stay in /tmp/models and are reused by a later
 # call on the same (still warm) machine. Every output ends up in $OUT/predict-bench-FRAMES-PRECISION.tgz (the device returns 8 files).
 set -uo pipefail
+bundle=${BUNDLE:-.bundle}
 out=/tmp/predict-bench; rm -rf "$out"; mkdir -p "$out"
 frames=${1:-100000}; precision=${2:-fp16}; budget=${TOKEN_BUDGET:-32768}
 trap "tar czf \"${OUT:-/tmp}/predict-bench-$frames-$precision.tgz\" -C \"$out\" . 2>/dev/null" EXIT
@@ -19,7 +20,7 @@ export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONU
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 # The layout the bundled code expects: run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs.
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
-cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
+cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 echo "== models and reads"
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models 2>&1 | tail -2
 # Reads of one size are made once per machine (a 1M-frame set takes a while): a later call reuses them.
@@ -39,8 +40,8 @@ sampled() { # NAME LIMIT CMD...: runs CMD with GPU utilisation sampled into $out
 if [ "${OURS:-1}" != 0 ]; then
   echo "== ours: virnucpro predict --backend cuda --precision $precision --token-budget $budget"
   rm -rf /tmp/ours
-  sampled ours "${OURS_LIMIT:-560}" node .bundle/virnucpro-entry.mjs predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda \
-    --precision "$precision" --token-budget "$budget" --out-dir /tmp/ours --force --quiet
+  sampled ours "${OURS_LIMIT:-560}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda \
+    --precision "$precision" --token-budget "$budget" --out-dir /tmp/ours --force --quiet ${OURS_ARGS:-}
   tail -n 5 "$out/ours.err"; cp /tmp/ours/run_summary.json "$out/run_summary.json" && grep -v '"input"\|"models"\|"esm": "\|"dnabert": "\|"mlp"' "$out/run_summary.json" | tr -d ' \n'; echo
 fi
 if [ -n "${TORCH_RECORDS:-}" ]; then
