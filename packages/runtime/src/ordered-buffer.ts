@@ -1,10 +1,12 @@
 import type { Observable } from 'rxjs';
 
 /**
- * Turns an Observable into an AsyncIterable, counting deliveries so a read-ahead gate can
- * pace the producer by the consumer's speed.
+ * Turns an Observable into an AsyncIterable: values wait in a buffer until the consumer asks, and each passes
+ * through `deliver` as it is handed over (to count deliveries, so a read-ahead gate can pace the producer by the
+ * consumer's speed, or to finish a value asynchronously in delivery order without an inner subscription per value).
+ * A `deliver` that throws ends the iteration with that error and unsubscribes the source.
  */
-export function toAsyncIterable<T>(source: Observable<T>, onDelivered: () => void): AsyncIterable<T> {
+export function toAsyncIterable<T, R>(source: Observable<T>, deliver: (value: T) => R | Promise<R>): AsyncIterable<R> {
   return {
     [Symbol.asyncIterator]() {
       const buffer: T[] = [];
@@ -27,12 +29,19 @@ export function toAsyncIterable<T>(source: Observable<T>, onDelivered: () => voi
         },
       });
       return {
-        async next(): Promise<IteratorResult<T>> {
+        async next(): Promise<IteratorResult<R>> {
           for (;;) {
             if (buffer.length > 0) {
-              const value = buffer.shift()!;
-              onDelivered();
-              return { value, done: false };
+              try {
+                const delivered = deliver(buffer.shift()!);
+                return { value: delivered instanceof Promise ? await delivered : delivered, done: false };
+              } catch (error) {
+                subscription.unsubscribe();
+                buffer.length = 0;
+                failure ??= error;
+                finished = true;
+                throw error;
+              }
             }
             if (failure) throw failure;
             if (finished) return { value: undefined, done: true };
@@ -40,7 +49,7 @@ export function toAsyncIterable<T>(source: Observable<T>, onDelivered: () => voi
             wake = null;
           }
         },
-        async return(): Promise<IteratorResult<T>> {
+        async return(): Promise<IteratorResult<R>> {
           subscription.unsubscribe();
           finished = true;
           return { value: undefined, done: true };

@@ -14,7 +14,8 @@ export function pull$<T>(source: AsyncIterable<T>, gate?: CreditGate): Observabl
     (async () => {
       try {
         for (;;) {
-          if (gate && !(await whenOpen(gate, () => subscriber.closed))) break;
+          // Waited for only while closed: an await per item would cost a microtask turn on every read.
+          if (gate && !gate.isOpen() && !(await whenOpen(gate, () => subscriber.closed))) break;
           if (subscriber.closed) break;
           const step = await iterator.next();
           if (step.done || subscriber.closed) break;

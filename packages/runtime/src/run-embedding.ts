@@ -1,4 +1,4 @@
-import { Observable, Subject, concat, concatMap, defer, filter, from, ignoreElements, map, merge, mergeMap, share, tap } from 'rxjs';
+import { Observable, Subject, concat, defer, filter, from, ignoreElements, map, merge, mergeMap, share } from 'rxjs';
 import { packBatches, restoreOrder, type PackItem } from '@virnucpro/packer';
 import { CounterGate, allGates, type CreditGate } from './credit-gate.js';
 import type { EmbeddingCheckpoint } from './embedding-checkpoint.js';
@@ -66,7 +66,7 @@ export interface EmbeddingRun<I> extends AsyncIterable<EmbeddingResult<I>> {
  *
  * It is the packages' own operators composed (what a package user would write):
  * `pull$(items, gate)` → index → [restored | `packBatches` → `pool.submit` per batch → rows, checkpointed]
- * → `restoreOrder()` → restored vectors read back → an async iterable that paces the reader.
+ * → `restoreOrder()` → an async iterable that paces the reader (and reads restored vectors back as it hands them out).
  */
 export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I> {
   const { pool, checkpoint, pack } = options;
@@ -118,8 +118,10 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
   );
   const embedded$ = read$.pipe(
     filter((read) => !isRestored(read.index)),
-    map(({ index, item }): PackItem<I> => ({ index, tokens: tokenCount(item), value: item })),
-    tap(() => (stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences))),
+    map(({ index, item }): PackItem<I> => {
+      stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences);
+      return { index, tokens: tokenCount(item), value: item };
+    }),
     packBatches<I>({ tokenBudget: pack.tokenBudget, window: pack.window, carry: pack.carry ?? false, flush: flushWindow$ }),
     mergeMap((batch) => {
       inPool += batch.items.length;
@@ -153,26 +155,23 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
     checkpointFailure$.complete(); // nothing more can fail: lets the merge below complete
   }).pipe(ignoreElements());
 
-  const ordered$ = merge(concat(merge(restored$, embedded$), checkpointDone$), checkpointFailure$).pipe(
-    restoreOrder<Unordered>(),
-    concatMap(async (result) => {
-      if (result.vector) return { index: result.index, item: result.item, restored: false, vector: result.vector };
-      // Restored vectors are read from their shard only now, in output order, so resuming a
-      // large run does not load every stored vector at once.
-      const stored = await checkpoint!.restored.get(result.index);
-      const id = idOf(result.item, result.index);
-      if (stored.id !== id) {
-        throw new Error(`checkpoint does not match the input: item #${result.index} is '${id}' but the checkpoint stored '${stored.id}'`);
-      }
-      return { index: result.index, item: result.item, restored: true, vector: stored.vector };
-    }),
-  );
+  const ordered$ = merge(concat(merge(restored$, embedded$), checkpointDone$), checkpointFailure$).pipe(restoreOrder<Unordered>());
   // The consumer's pace opens the read-ahead; stopping early (break, or a throw in its loop) unsubscribes,
   // which stops the reading too (batches already submitted finish, nothing more is submitted).
-  const output = toAsyncIterable(ordered$, () => {
+  const output = toAsyncIterable(ordered$, (result): EmbeddingResult<I> | Promise<EmbeddingResult<I>> => {
     stats.delivered++;
     readAhead.changed();
+    if (result.vector) return { index: result.index, item: result.item, restored: false, vector: result.vector };
+    // Restored vectors are read from their shard only now, in output order, as the consumer takes them, so
+    // resuming a large run does not load every stored vector at once.
+    return restoredResult(result.index, result.item);
   });
+  const restoredResult = async (index: number, item: I): Promise<EmbeddingResult<I>> => {
+    const stored = await checkpoint!.restored.get(index);
+    const id = idOf(item, index);
+    if (stored.id !== id) throw new Error(`checkpoint does not match the input: item #${index} is '${id}' but the checkpoint stored '${stored.id}'`);
+    return { index, item, restored: true, vector: stored.vector };
+  };
   let started = false;
   return {
     stats,
