@@ -1,4 +1,5 @@
 export { AtomicFile } from './atomic-file.js';
+export { BufferedAtomicFile } from './buffered-atomic-file.js';
 export { commitAll, type StagedOutput } from './staged-output.js';
 export { writeFileAtomic, writeFileAtomicSync } from './write-file-atomic.js';
 export { tempPathFor, parseTempName } from './temp-name.js';

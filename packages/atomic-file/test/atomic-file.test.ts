@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AtomicFile, commitAll, type StagedOutput, FileWriteError, FULL_DISK_ENV, parseTempName, removeStaleTempFiles, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../src/index.js';
+import { AtomicFile, BufferedAtomicFile, commitAll, type StagedOutput, FileWriteError, FULL_DISK_ENV, parseTempName, removeStaleTempFiles, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../src/index.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'atomic-file-'));
 afterEach(() => {
@@ -101,5 +101,47 @@ describe('commitAll (StagedOutput)', () => {
     await commitAll([a, marker]);
     expect(readdirSync(d).sort()).toEqual(['a.txt', 'run_summary.json']);
     expect(readFileSync(join(d, 'a.txt'), 'utf8')).toBe('rows');
+  });
+});
+
+describe('BufferedAtomicFile', () => {
+  it('writes the pieces in order, appears only when published, and wraps lines by characters as Python counts them', async () => {
+    const d = dir();
+    const file = await BufferedAtomicFile.create(join(d, 'out.fa'));
+    await file.write('>a\n');
+    file.writeWrapped('ACGTACGTAC', 4);
+    file.writeByte(0x3e);
+    file.writeAscii('b');
+    file.writeByte(0x0a);
+    // Non-ASCII: lines of 2 characters, a character outside the BMP counting as one (not as its two UTF-16 units).
+    file.writeWrapped('é😀xy', 2);
+    await file.complete();
+    expect(readdirSync(d).filter((n) => !n.startsWith('.'))).toEqual([]);
+    await file.publish();
+    expect(readFileSync(join(d, 'out.fa'), 'utf8')).toBe('>a\nACGT\nACGT\nAC\n>b\né😀\nxy\n');
+  });
+
+  it('a full block goes to disk before write() resolves; a large text written at once keeps its place after the rows', async () => {
+    const d = dir();
+    const path = join(d, 'big.tsv');
+    const file = await BufferedAtomicFile.create(path);
+    const row = `${'x'.repeat(99)}\n`;
+    for (let i = 0; i < 11_000; i++) await file.write(row); // 1.1 MB: at least one block written while writing
+    expect(file.full).toBe(false);
+    const table = 'y'.repeat(3 << 20);
+    await file.write(table);
+    await file.commit();
+    const text = readFileSync(path, 'utf8');
+    expect(text.length).toBe(11_000 * row.length + table.length);
+    expect(text.slice(0, 11_000 * row.length)).toBe(row.repeat(11_000));
+    expect(text.slice(11_000 * row.length)).toBe(table);
+  });
+
+  it('discard leaves no file, whatever was buffered', async () => {
+    const d = dir();
+    const file = await BufferedAtomicFile.create(join(d, 'gone.txt'));
+    file.writeText('pending');
+    await file.discard();
+    expect(readdirSync(d)).toEqual([]);
   });
 });

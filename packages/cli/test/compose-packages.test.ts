@@ -11,9 +11,10 @@ import { loadEsm2Embedder } from '@virnucpro/esm2';
 import { readFasta } from '@virnucpro/fasta-stream';
 import { fasta$ } from '@virnucpro/fasta-stream/rxjs';
 import { initBackend } from '@virnucpro/ops';
-import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
-import { chunkRecord, chunkRecords, formatSingleLineFasta, formatWrappedFasta, identifyFrames, sixFrames, type Frame } from '@virnucpro/sixframe';
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { packBatches, restoreOrder, type PackItem } from '@virnucpro/packer';
+import { pull$, runEmbedding, serialEmbedder } from '@virnucpro/runtime';
+import { chunkLayout, chunkRecord, chunkRecords, formatSingleLineFasta, formatWrappedFasta, identifyFrames, sixFrames, type Frame } from '@virnucpro/sixframe';
+import { concatMap, from, lastValueFrom, map, mergeMap, tap, toArray } from 'rxjs';
 import { runCli, testData } from './cli-harness.js';
 
 const example = join(testData, 'e2e/test_with_orfs');
@@ -50,6 +51,41 @@ async function composeByHand(outDir: string): Promise<void> {
   esm.dispose();
 }
 
+/**
+ * The same pipeline as one RxJS chain of the packages' operators (what runEmbedding composes, spelled out):
+ * records pulled only while the embedder has credit → chunks → frames → token-budget batches → embedded →
+ * input order restored → classified and written.
+ */
+async function composeOperatorsByHand(outDir: string): Promise<void> {
+  await initBackend('cpu');
+  const dnabert = await loadDnabertEmbedder(models.dnabert);
+  const esm = await loadEsm2Embedder(models.esm);
+  const mlp = await loadMlp(models.mlp);
+  const writer = await PredictionWriter.create(outDir);
+  const features = serialEmbedder<Frame>(async (batch) => {
+    const items = batch.items.map((item) => item.value);
+    const [nt, aa] = [await dnabert.embed(items.map((f) => f.nucleotide)), await esm.embed(items.map((f) => f.protein))];
+    return items.map((_, row) => Float32Array.from([...nt[row], ...aa[row]]));
+  });
+  await lastValueFrom(
+    pull$(readFasta(input), features.gate).pipe(
+      tap((record) => writer.declareChunks(record.id, chunkLayout(record.sequence.length, 500).length)),
+      chunkRecords(500),
+      sixFrames(),
+      map((frame, index): PackItem<Frame> => ({ index, tokens: frame.protein.length + 2, value: frame })),
+      packBatches<Frame>({ tokenBudget: 1024, window: 64, carry: false }),
+      mergeMap((batch) => features.submit(batch)),
+      mergeMap((embedded) => embedded.items.map((item, row) => ({ index: item.index, frame: item.value, vector: embedded.vectors[row] }))),
+      restoreOrder(),
+      concatMap(({ frame, vector }) => writer.writeBatch([frame.id], mlp.predict(vector, 1))),
+    ),
+    { defaultValue: undefined },
+  );
+  await writer.commit();
+  dnabert.dispose();
+  esm.dispose();
+}
+
 describe('the packages composed by hand', () => {
   it("write byte for byte what `virnucpro predict` writes", async () => {
     const byHand = join(dir, 'by-hand');
@@ -66,6 +102,19 @@ describe('the packages composed by hand', () => {
 });
 
 describe("the packages' RxJS operators composed by hand", () => {
+  it('write byte for byte what `virnucpro predict` writes (pull$ → chunkRecords → sixFrames → packBatches → submit → restoreOrder)', async () => {
+    const byHand = join(dir, 'operators-by-hand');
+    await composeOperatorsByHand(byHand);
+    const cli = join(dir, 'cli-operators');
+    const r = runCli(['predict', input, '--length', '500', '--esm', models.esm, '--dnabert', models.dnabert, '--mlp', models.mlp, '--backend', 'cpu', '--out-dir', cli, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']) {
+      const expected = readFileSync(join(cli, file), 'utf8');
+      expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
+      expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
+    }
+  }, 120_000);
+
   it('write byte for byte what `virnucpro prep` writes (the original tool\'s three files)', async () => {
     const stem = 'test_with_orfs';
     const source = join(testData, 'sixframe', `${stem}.fa`);

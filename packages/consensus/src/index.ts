@@ -38,4 +38,3 @@ export {
 } from './sequence-summary.js';
 export { PredictionWriter, type PredictionFiles, type PredictionWriterOptions } from './prediction-writer.js';
 export { classifyFeatures, type ClassifyOptions } from './classify-features.js';
-export { StagedFile } from './staged-file.js';

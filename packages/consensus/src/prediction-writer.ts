@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
 import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
 import { SEQUENCE_SUMMARY_FILE, formatSequenceSummary, summarizeSequences } from './sequence-summary.js';
-import type { StagedOutput } from '@virnucpro/atomic-file';
-import { StagedFile } from './staged-file.js';
+import { BufferedAtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
 
 export interface PredictionWriterOptions {
   /** Consensus key rule (default 'original': drop the last two characters). */
@@ -35,11 +34,11 @@ export class PredictionWriter implements StagedOutput {
   private rowCount = 0;
   private state: 'open' | 'completed' | 'closed' = 'open';
   /** prediction_results.txt first, then the consensus csv and the summary once `complete()` wrote them. */
-  private readonly staged: StagedFile[];
+  private readonly staged: BufferedAtomicFile[];
 
   private constructor(
     readonly outDir: string,
-    private readonly predictions: StagedFile,
+    private readonly predictions: BufferedAtomicFile,
     private readonly options: PredictionWriterOptions,
   ) {
     this.maxima = new ChunkMaxima(options.keyRule);
@@ -49,7 +48,7 @@ export class PredictionWriter implements StagedOutput {
   /** Creates `outDir` if needed and starts prediction_results.txt (under a temporary name). */
   static async create(outDir: string, options: PredictionWriterOptions = {}): Promise<PredictionWriter> {
     await mkdir(outDir, { recursive: true });
-    const predictions = await StagedFile.create(join(outDir, PREDICTION_RESULTS_FILE));
+    const predictions = await BufferedAtomicFile.create(join(outDir, PREDICTION_RESULTS_FILE));
     await predictions.write(PREDICTION_HEADER);
     return new PredictionWriter(outDir, predictions, options);
   }
@@ -108,12 +107,12 @@ export class PredictionWriter implements StagedOutput {
     this.assertOpen();
     this.state = 'completed';
     try {
-      const consensus = await StagedFile.create(join(this.outDir, CONSENSUS_FILE));
+      const consensus = await BufferedAtomicFile.create(join(this.outDir, CONSENSUS_FILE));
       this.staged.push(consensus);
       const sorted = this.maxima.sorted();
       await consensus.write(formatConsensus(sorted, { scoreColumns: this.options.consensusScoreColumns }));
       if (this.options.summary ?? true) {
-        const summary = await StagedFile.create(join(this.outDir, SEQUENCE_SUMMARY_FILE));
+        const summary = await BufferedAtomicFile.create(join(this.outDir, SEQUENCE_SUMMARY_FILE));
         this.staged.push(summary);
         await summary.write(formatSequenceSummary(summarizeSequences(this.maxima.groups(), this.declared)));
       }

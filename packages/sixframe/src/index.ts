@@ -7,7 +7,6 @@ export { identifyFrames, type Frame } from './identify-frames.js';
 export { chunkRecords, sixFrames } from './operators.js';
 export { formatWrappedFasta, formatSingleLineFasta } from './fasta-format.js';
 export { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.js';
-export { AtomicFileWriter } from './atomic-file-writer.js';
 export { PrepWriter } from './prep-writer.js';
 export { PrepInputError } from './prep-input-error.js';
 export { recordHeaderLine } from './record-header-line.js';

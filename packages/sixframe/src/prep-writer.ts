@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import type { StagedOutput } from '@virnucpro/atomic-file';
-import { AtomicFileWriter } from './atomic-file-writer.js';
+import { BufferedAtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
 import type { Chunk } from './chunk-record.js';
 import type { PrepOutputPaths } from './file-names.js';
 import type { Frame } from './identify-frames.js';
@@ -13,21 +12,21 @@ import type { Frame } from './identify-frames.js';
 export class PrepWriter implements StagedOutput {
   private constructor(
     readonly paths: PrepOutputPaths,
-    private readonly chunked: AtomicFileWriter | undefined,
-    private readonly nucleotide: AtomicFileWriter,
-    private readonly protein: AtomicFileWriter,
+    private readonly chunked: BufferedAtomicFile | undefined,
+    private readonly nucleotide: BufferedAtomicFile,
+    private readonly protein: BufferedAtomicFile,
   ) {}
 
   /** Opens temp files next to `paths` (creating the directory). `chunked: false` skips the chunked file. */
   static async open(paths: PrepOutputPaths, options: { chunked?: boolean; outDir?: string } = {}): Promise<PrepWriter> {
     if (options.outDir) await mkdir(options.outDir, { recursive: true });
-    const opened: AtomicFileWriter[] = [];
+    const opened: BufferedAtomicFile[] = [];
     try {
-      const chunked = options.chunked === false ? undefined : await AtomicFileWriter.create(paths.chunked);
+      const chunked = options.chunked === false ? undefined : await BufferedAtomicFile.create(paths.chunked);
       if (chunked) opened.push(chunked);
-      const nucleotide = await AtomicFileWriter.create(paths.nucleotide);
+      const nucleotide = await BufferedAtomicFile.create(paths.nucleotide);
       opened.push(nucleotide);
-      const protein = await AtomicFileWriter.create(paths.protein);
+      const protein = await BufferedAtomicFile.create(paths.protein);
       opened.push(protein);
       return new PrepWriter(paths, chunked, nucleotide, protein);
     } catch (err) {
@@ -75,15 +74,15 @@ export class PrepWriter implements StagedOutput {
     await Promise.all(this.writers().map((w) => w.discard()));
   }
 
-  private writers(): AtomicFileWriter[] {
-    return [this.chunked, this.nucleotide, this.protein].filter((w): w is AtomicFileWriter => w !== undefined);
+  private writers(): BufferedAtomicFile[] {
+    return [this.chunked, this.nucleotide, this.protein].filter((w): w is BufferedAtomicFile => w !== undefined);
   }
 }
 
 const GT = 0x3e;
 const LF = 0x0a;
 
-function writeLineRecord(file: AtomicFileWriter, id: string, sequence: string): void {
+function writeLineRecord(file: BufferedAtomicFile, id: string, sequence: string): void {
   file.writeByte(GT);
   file.writeText(id);
   file.writeByte(LF);

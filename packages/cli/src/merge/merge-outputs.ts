@@ -1,9 +1,9 @@
 import { join } from 'node:path';
+import { BufferedAtomicFile } from '@virnucpro/atomic-file';
 import {
   CONSENSUS_FILE,
   PREDICTION_RESULTS_FILE,
   SEQUENCE_SUMMARY_FILE,
-  StagedFile,
   compareCodePoints,
   consensusKey,
   originalSequenceId,
@@ -29,8 +29,8 @@ export class ShardContentError extends Error {
  * - prediction_results_highestscore.csv: sorted by chunk key in every shard, so a k-way merge by the same code
  *   point order (a record's chunks all sit in one shard, so no key is in two shards).
  */
-export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise<StagedFile[]> {
-  const staged: StagedFile[] = [];
+export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise<BufferedAtomicFile[]> {
+  const staged: BufferedAtomicFile[] = [];
   const readers: LineReader[] = [];
   const open = (shardDir: string, file: string) => {
     const reader = new LineReader(join(shardDir, file));
@@ -38,9 +38,9 @@ export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise
     return reader;
   };
   try {
-    const predictions = await StagedFile.create(join(outDir, PREDICTION_RESULTS_FILE));
+    const predictions = await BufferedAtomicFile.create(join(outDir, PREDICTION_RESULTS_FILE));
     staged.push(predictions);
-    const summary = await StagedFile.create(join(outDir, SEQUENCE_SUMMARY_FILE));
+    const summary = await BufferedAtomicFile.create(join(outDir, SEQUENCE_SUMMARY_FILE));
     staged.push(summary);
     const predictionReaders = set.shards.map((s) => open(s.dir, PREDICTION_RESULTS_FILE));
     const summaryReaders = set.shards.map((s) => open(s.dir, SEQUENCE_SUMMARY_FILE));
@@ -70,7 +70,7 @@ export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise
       }
     });
 
-    const consensus = await StagedFile.create(join(outDir, CONSENSUS_FILE));
+    const consensus = await BufferedAtomicFile.create(join(outDir, CONSENSUS_FILE));
     staged.push(consensus);
     await mergeSorted(set.shards.map((s) => open(s.dir, CONSENSUS_FILE)), consensus);
     for (const file of staged) await file.complete();
@@ -84,7 +84,7 @@ export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise
 }
 
 /** k-way merge of files sorted by their first field (code point order); N is small, so a scan of the heads. */
-async function mergeSorted(readers: LineReader[], out: StagedFile): Promise<void> {
+async function mergeSorted(readers: LineReader[], out: BufferedAtomicFile): Promise<void> {
   await out.write(`${await sameHeader(readers)}\n`);
   const heads = await Promise.all(readers.map((r) => r.next()));
   for (;;) {
