@@ -20,6 +20,7 @@ import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { countFrames, framesFromFasta, type FrameCounts } from './frames-source.js';
 import { InputCheck } from './input-check.js';
+import { startPipelineTrace } from './pipeline-trace.js';
 import { describeModel } from './model-identity.js';
 import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
 import { selectShard } from '../sharding/shard-plan.js';
@@ -216,6 +217,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     });
 
     summary.startStage('embed+classify');
+    const trace = startPipelineTrace(() => ({ ...run.stats, classified: activeWriter.rows, freeCredit: pool.pool.freeCredit() }));
     const dim = pool.pool.dim;
     let ids: string[] = [];
     let rows = new Float32Array(MLP_BATCH * dim);
@@ -246,6 +248,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     }
     await classify();
     await classifying;
+    trace.stop();
     progress.finish();
     summary.endStage('embed+classify');
 
