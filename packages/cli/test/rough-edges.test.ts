@@ -145,3 +145,30 @@ describe('virnucpro predict with the demo models', () => {
     expect(r.stderr).not.toContain('random weights');
   });
 });
+
+describe('virnucpro predict with VIRNUCPRO_MLP_THREADS', () => {
+  const run = (outDir: string, threads: string) =>
+    spawnSync(process.execPath, [bin, 'predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet', '--out-dir', outDir], {
+      encoding: 'utf8',
+      env: { ...process.env, VIRNUCPRO_MLP_THREADS: threads },
+    });
+
+  it('that is not a whole number: exit 2, one line, nothing created', () => {
+    const out = join(tmp, 'mlp-threads-bad');
+    const r = run(out, 'many');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(["virnucpro: VIRNUCPRO_MLP_THREADS must be a whole number ≥ 0 (0: the MLP on the main thread), got 'many'"]);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('changes nothing in the results: 0 (main thread) and 3 threads write the same bytes', () => {
+    const [a, b] = [join(tmp, 'mlp-threads-0'), join(tmp, 'mlp-threads-3')];
+    expect(run(a, '0').status).toBe(0);
+    expect(run(b, '3').status).toBe(0);
+    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv']) {
+      const rows = readFileSync(join(a, file), 'utf8');
+      expect(rows.split('\n').length).toBeGreaterThan(2);
+      expect(readFileSync(join(b, file), 'utf8'), file).toBe(rows);
+    }
+  }, 120_000);
+});

@@ -140,7 +140,7 @@ if (tfjsBackend) {
         ids.length = 0;
       }
     }
-    const files = await writer.finish();
+    const files = await writer.commit();
     const s = (performance.now() - t0) / 1000;
     report({
       bench: 'writer',

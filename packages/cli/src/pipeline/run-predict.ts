@@ -34,6 +34,8 @@ export const RUN_SUMMARY_FILE = 'run_summary.json';
 export const CHECKPOINT_DIR = '.checkpoints';
 /** Rows per MLP call (the original's DataLoader batch size; does not change results). */
 const MLP_BATCH = 256;
+/** Threads of the MLP (default: ThreadedMlp's, the cores less two, at most 16). */
+export const MLP_THREADS_ENV = 'VIRNUCPRO_MLP_THREADS';
 
 export interface RunPredictIo {
   reporter: ProgressReporter;
@@ -68,6 +70,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // Read the whole input once before any result is written: a malformed file fails the run leaving nothing
   // behind, and the count gives the progress bar its total. It runs on this thread while the models load on the
   // pool's (1M frames: ~6 s that the GPU no longer waits for); the input's error, if any, is the one reported.
+  const mlpThreads = mlpThreadsFromEnv(process.env[MLP_THREADS_ENV]); // a bad value fails before anything starts
   const countStart = Date.now();
   const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
@@ -137,7 +140,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     if (checkpointDir && checkpointDir.stored() === 0) await rm(join(options.outDir, CHECKPOINT_DIR), { recursive: true, force: true });
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
   };
-  const threadedMlp = ThreadedMlp.start(mlp);
+  const threadedMlp = ThreadedMlp.start(mlp, { threads: mlpThreads });
   try {
     const totals = await counting;
     if (mlp.inputDim !== pool.pool.dim) {
@@ -211,6 +214,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const run = runEmbedding<FrameItem>({
       items: frames,
       pack: { tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
+      // Results wait up to a window for their turn (restoreOrder) and then for the MLP: with the runtime's
+      // default (2 windows) the next window could not be read while the consumer caught up, and the GPU ran
+      // dry every few seconds (H100, 100K frames: 0.4–0.8 s gaps, pool empty each time). Frames are small and
+      // a waiting result is 13 KB: 4 windows hold ~100 MB.
+      maxReadAhead: 4 * options.packWindow,
       pool: pool.pool,
       checkpoint,
       idOf: (frame) => frame.id,
@@ -399,4 +407,11 @@ function outDirError(dir: string, err: unknown): unknown {
   };
   if (code && why[code]) return new UsageError(`--out-dir ${dir}: cannot create or write this folder: ${why[code]}`);
   return err;
+}
+
+function mlpThreadsFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const threads = Number(value);
+  if (!Number.isInteger(threads) || threads < 0) throw new UsageError(`${MLP_THREADS_ENV} must be a whole number ≥ 0 (0: the MLP on the main thread), got '${value}'`);
+  return threads;
 }
