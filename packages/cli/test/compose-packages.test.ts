@@ -86,33 +86,29 @@ async function composeOperatorsByHand(outDir: string): Promise<void> {
   esm.dispose();
 }
 
+/** Runs `compose` into a folder and `virnucpro predict` into another: the three result files must be equal. */
+async function expectSameAsPredict(compose: (outDir: string) => Promise<void>, name: string): Promise<void> {
+  const byHand = join(dir, name);
+  await compose(byHand);
+  const cli = join(dir, `cli-${name}`);
+  const r = runCli(['predict', input, '--length', '500', '--esm', models.esm, '--dnabert', models.dnabert, '--mlp', models.mlp, '--backend', 'cpu', '--out-dir', cli, '--quiet']);
+  expect(r.status, r.stderr).toBe(0);
+  for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']) {
+    const expected = readFileSync(join(cli, file), 'utf8');
+    expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
+    expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
+  }
+}
+
 describe('the packages composed by hand', () => {
   it("write byte for byte what `virnucpro predict` writes", async () => {
-    const byHand = join(dir, 'by-hand');
-    await composeByHand(byHand);
-    const cli = join(dir, 'cli');
-    const r = runCli(['predict', input, '--length', '500', '--esm', models.esm, '--dnabert', models.dnabert, '--mlp', models.mlp, '--backend', 'cpu', '--out-dir', cli, '--quiet']);
-    expect(r.status, r.stderr).toBe(0);
-    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']) {
-      const expected = readFileSync(join(cli, file), 'utf8');
-      expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
-      expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
-    }
+    await expectSameAsPredict(composeByHand, 'by-hand');
   }, 120_000);
 });
 
 describe("the packages' RxJS operators composed by hand", () => {
   it('write byte for byte what `virnucpro predict` writes (pull$ → chunkRecords → sixFrames → packBatches → submit → restoreOrder)', async () => {
-    const byHand = join(dir, 'operators-by-hand');
-    await composeOperatorsByHand(byHand);
-    const cli = join(dir, 'cli-operators');
-    const r = runCli(['predict', input, '--length', '500', '--esm', models.esm, '--dnabert', models.dnabert, '--mlp', models.mlp, '--backend', 'cpu', '--out-dir', cli, '--quiet']);
-    expect(r.status, r.stderr).toBe(0);
-    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']) {
-      const expected = readFileSync(join(cli, file), 'utf8');
-      expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
-      expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
-    }
+    await expectSameAsPredict(composeOperatorsByHand, 'operators-by-hand');
   }, 120_000);
 
   it('write byte for byte what `virnucpro prep` writes (the original tool\'s three files)', async () => {
