@@ -16,7 +16,7 @@ export interface MlpParts {
 
 /**
  * Class probabilities [rows, 2] (others, virus) of `rows` feature rows stored row-major in `features`.
- * Sums in double precision, four rows per pass over a weight row (register reuse); each row's result
+ * Sums in double precision, four rows and two hidden units per pass (register reuse); each row's result
  * depends on that row only, so any split of the rows gives the same bytes.
  */
 export function mlpForward(parts: MlpParts, features: Float32Array, rows: number): Float32Array {
@@ -30,29 +30,56 @@ export function mlpForward(parts: MlpParts, features: Float32Array, rows: number
     const o1 = (r0 + Math.min(1, count - 1)) * n; // repeat the last row when the block is short
     const o2 = (r0 + Math.min(2, count - 1)) * n;
     const o3 = (r0 + Math.min(3, count - 1)) * n;
-    for (let h = 0; h < H; h++) {
+    // Two hidden units per pass: each feature value loaded serves two weights, each weight four rows (eight
+    // running sums; ~1.5× the one-unit loop in V8). Every sum still runs over k in order, so the bytes are the same.
+    for (let h = 0; h < H; h += 2) {
+      const g = h + 1 < H ? h + 1 : h; // an odd last unit is computed twice
       const wo = h * n;
+      const wg = g * n;
       let a0 = 0;
       let a1 = 0;
       let a2 = 0;
       let a3 = 0;
+      let c0 = 0;
+      let c1 = 0;
+      let c2 = 0;
+      let c3 = 0;
       for (let k = 0; k < n; k++) {
         const w = w1[wo + k];
-        a0 += features[o0 + k] * w;
-        a1 += features[o1 + k] * w;
-        a2 += features[o2 + k] * w;
-        a3 += features[o3 + k] * w;
+        const v = w1[wg + k];
+        const x0 = features[o0 + k];
+        const x1 = features[o1 + k];
+        const x2 = features[o2 + k];
+        const x3 = features[o3 + k];
+        a0 += x0 * w;
+        a1 += x1 * w;
+        a2 += x2 * w;
+        a3 += x3 * w;
+        c0 += x0 * v;
+        c1 += x1 * v;
+        c2 += x2 * v;
+        c3 += x3 * v;
       }
       const s = scale[h];
       const t = shift[h];
-      const v0 = a0 * s + t;
-      const v1 = a1 * s + t;
-      const v2 = a2 * s + t;
-      const v3 = a3 * s + t;
-      hidden[h] = v0 > 0 ? v0 : 0;
-      hidden[H + h] = v1 > 0 ? v1 : 0;
-      hidden[2 * H + h] = v2 > 0 ? v2 : 0;
-      hidden[3 * H + h] = v3 > 0 ? v3 : 0;
+      const u0 = a0 * s + t;
+      const u1 = a1 * s + t;
+      const u2 = a2 * s + t;
+      const u3 = a3 * s + t;
+      hidden[h] = u0 > 0 ? u0 : 0;
+      hidden[H + h] = u1 > 0 ? u1 : 0;
+      hidden[2 * H + h] = u2 > 0 ? u2 : 0;
+      hidden[3 * H + h] = u3 > 0 ? u3 : 0;
+      const sg = scale[g];
+      const tg = shift[g];
+      const v0 = c0 * sg + tg;
+      const v1 = c1 * sg + tg;
+      const v2 = c2 * sg + tg;
+      const v3 = c3 * sg + tg;
+      hidden[g] = v0 > 0 ? v0 : 0;
+      hidden[H + g] = v1 > 0 ? v1 : 0;
+      hidden[2 * H + g] = v2 > 0 ? v2 : 0;
+      hidden[3 * H + g] = v3 > 0 ? v3 : 0;
     }
     for (let i = 0; i < count; i++) {
       let z0 = b2[0];
