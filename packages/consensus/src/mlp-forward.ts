@@ -24,6 +24,19 @@ export function mlpForward(parts: MlpParts, features: Float32Array, rows: number
   const { inputDim: n, hiddenDim: H, w1, scale, shift, w2, b2 } = parts;
   const out = new Float32Array(rows * 2);
   const hidden = new Float64Array(ROW_BLOCK * H);
+  /** hidden[row][unit] = relu(sum · scale + shift) for the block's four rows (an inner function: the source must stand alone). */
+  const relu = (unit: number, s0: number, s1: number, s2: number, s3: number) => {
+    const s = scale[unit];
+    const t = shift[unit];
+    const v0 = s0 * s + t;
+    const v1 = s1 * s + t;
+    const v2 = s2 * s + t;
+    const v3 = s3 * s + t;
+    hidden[unit] = v0 > 0 ? v0 : 0;
+    hidden[H + unit] = v1 > 0 ? v1 : 0;
+    hidden[2 * H + unit] = v2 > 0 ? v2 : 0;
+    hidden[3 * H + unit] = v3 > 0 ? v3 : 0;
+  };
   for (let r0 = 0; r0 < rows; r0 += ROW_BLOCK) {
     const count = Math.min(ROW_BLOCK, rows - r0);
     const o0 = r0 * n;
@@ -60,26 +73,8 @@ export function mlpForward(parts: MlpParts, features: Float32Array, rows: number
         c2 += x2 * v;
         c3 += x3 * v;
       }
-      const s = scale[h];
-      const t = shift[h];
-      const u0 = a0 * s + t;
-      const u1 = a1 * s + t;
-      const u2 = a2 * s + t;
-      const u3 = a3 * s + t;
-      hidden[h] = u0 > 0 ? u0 : 0;
-      hidden[H + h] = u1 > 0 ? u1 : 0;
-      hidden[2 * H + h] = u2 > 0 ? u2 : 0;
-      hidden[3 * H + h] = u3 > 0 ? u3 : 0;
-      const sg = scale[g];
-      const tg = shift[g];
-      const v0 = c0 * sg + tg;
-      const v1 = c1 * sg + tg;
-      const v2 = c2 * sg + tg;
-      const v3 = c3 * sg + tg;
-      hidden[g] = v0 > 0 ? v0 : 0;
-      hidden[H + g] = v1 > 0 ? v1 : 0;
-      hidden[2 * H + g] = v2 > 0 ? v2 : 0;
-      hidden[3 * H + g] = v3 > 0 ? v3 : 0;
+      relu(h, a0, a1, a2, a3);
+      relu(g, c0, c1, c2, c3);
     }
     for (let i = 0; i < count; i++) {
       let z0 = b2[0];
