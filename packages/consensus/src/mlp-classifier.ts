@@ -1,13 +1,14 @@
 // VirNucPro's MLPClassifier in eval mode: Linear(in→H) → BatchNorm1d(H) (running statistics) → ReLU →
 // (Dropout = identity) → Linear(H→2) → softmax. BatchNorm is folded into a per-unit scale and shift once at
-// load time. Plain typed-array math (mlp-forward.ts): the model is ~1.7 M multiply-adds per row, ~1 ms per
-// row on one core — on a GPU that is slower than the embeddings that feed it, so ThreadedMlp spreads rows
-// over worker threads with the same function (same bytes); no backend to initialise. Sums are kept in double precision (PyTorch uses float32; the difference is
+// load time. Its arithmetic (mlp-forward.ts, the hidden layer in WebAssembly SIMD) is ~1.7 M multiply-adds per row,
+// ~0.35 ms per row on one core — on a GPU still slower than the embeddings that feed it, so ThreadedMlp spreads rows
+// over worker threads with the same code (same bytes); no backend to initialise. Sums are kept in double precision (PyTorch uses float32; the difference is
 // ~1e-7 on the probabilities, well inside the 1e-5 parity budget).
 
 import type { TensorData } from '@virnucpro/weights';
 import { toFloat32 } from '@virnucpro/weights';
-import { mlpForward, type MlpParts } from './mlp-forward.js';
+import { makeMlpForward, type MlpForward, type MlpParts } from './mlp-forward.js';
+import { mlpHiddenWasm } from './wasm/mlp-hidden-bytes.js';
 
 export interface MlpShapes {
   inputDim: number;
@@ -38,6 +39,8 @@ export class MlpClassifier implements MlpShapes {
   private readonly shift: Float64Array;
   private readonly w2: Float32Array; // [C, H]
   private readonly b2: Float32Array;
+  /** Made at the first predict (the weights go into the kernel's memory then). */
+  private forward: MlpForward | undefined;
 
   private constructor(parts: {
     w1: Float32Array;
@@ -118,7 +121,8 @@ export class MlpClassifier implements MlpShapes {
    */
   predict(features: Float32Array, rows = features.length / this.inputDim): Float32Array {
     checkRows(features, rows, this.inputDim);
-    return mlpForward(this.parts, features, rows);
+    this.forward ??= makeMlpForward(this.parts, mlpHiddenWasm());
+    return this.forward(features, rows);
   }
 }
 

@@ -1,11 +1,13 @@
-// The MLP over several worker threads. On a GPU the classifier (~1 ms per row on one core in JS) is slower
-// than the embeddings that feed it: a million frames would spend ~20 minutes in it on the main thread. Rows
+// The MLP over several worker threads. On a GPU the classifier (~0.35–0.7 ms per row on one core) is slower
+// than the embeddings that feed it: a million frames would spend ~6–12 minutes in it on the main thread. Rows
 // are independent, so contiguous slices go to threads running the very function MlpClassifier uses
-// (mlpForward, shipped as source text) and the probabilities are the same bytes as a single-thread run.
+// (makeMlpForward, shipped as source text with its WebAssembly bytes) and the probabilities are the same bytes as a
+// single-thread run.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { checkRows, type MlpClassifier } from './mlp-classifier.js';
-import { mlpForward, type MlpParts } from './mlp-forward.js';
+import { makeMlpForward, type MlpParts } from './mlp-forward.js';
+import { mlpHiddenWasm } from './wasm/mlp-hidden-bytes.js';
 
 export interface ThreadedMlpOptions {
   /**
@@ -20,9 +22,10 @@ export interface ThreadedMlpOptions {
 
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
-const mlpForward = ${mlpForward.toString()};
+const makeMlpForward = ${makeMlpForward.toString()};
+const forward = makeMlpForward(workerData.parts, workerData.hiddenWasm);
 parentPort.on('message', ({ id, features, rows }) => {
-  const out = mlpForward(workerData, features, rows);
+  const out = forward(features, rows);
   parentPort.postMessage({ id, out }, [out.buffer]);
 });
 `;
@@ -35,12 +38,13 @@ export class ThreadedMlp {
   /** Requests in flight per thread. */
   private readonly busy: number[];
 
-  private constructor(private readonly parts: MlpParts, threads: number, private readonly minRowsPerThread: number) {
+  private constructor(private readonly mlp: MlpClassifier, threads: number, private readonly minRowsPerThread: number) {
+    const parts: MlpParts = mlp.parts;
     this.inputDim = parts.inputDim;
     this.busy = new Array<number>(threads).fill(0);
     this.workers = Array.from({ length: threads }, (_, index) => {
       // execArgv: [] — the source is CommonJS; a parent started with e.g. --input-type=module must not change that.
-      const worker = new Worker(workerSource, { eval: true, workerData: parts, execArgv: [] });
+      const worker = new Worker(workerSource, { eval: true, workerData: { parts, hiddenWasm: mlpHiddenWasm() }, execArgv: [] });
       worker.on('message', ({ id, out }: { id: number; out: Float32Array }) => {
         this.pending.get(id)?.resolve(out);
         this.pending.delete(id);
@@ -55,7 +59,7 @@ export class ThreadedMlp {
 
   static start(mlp: MlpClassifier, options: ThreadedMlpOptions = {}): ThreadedMlp {
     const threads = options.threads ?? Math.min(16, Math.max(1, availableParallelism() - 2));
-    return new ThreadedMlp(mlp.parts, threads, options.minRowsPerThread ?? 16);
+    return new ThreadedMlp(mlp, threads, options.minRowsPerThread ?? 16);
   }
 
   get threads(): number {
@@ -66,7 +70,7 @@ export class ThreadedMlp {
   async predict(features: Float32Array, rows = features.length / this.inputDim): Promise<Float32Array> {
     checkRows(features, rows, this.inputDim);
     const used = Math.min(this.workers.length, Math.floor(rows / this.minRowsPerThread));
-    if (used <= 1) return mlpForward(this.parts, features, rows);
+    if (used <= 1) return this.mlp.predict(features, rows);
     const per = Math.ceil(rows / used);
     const parts: Promise<Float32Array>[] = [];
     for (let t = 0, start = 0; start < rows; t++, start += per) {

@@ -1,7 +1,9 @@
-// mlpForward sums blocks of rows and hidden units together for speed; each sum must still be the plain one (double
-// precision, over the inputs in order), so its bytes never depend on the blocking or on how rows are split.
+// makeMlpForward's kernel (WebAssembly SIMD) sums blocks of rows and hidden units together for speed; each sum must
+// still be the plain one (double precision, over the inputs in order), so its bytes never depend on the blocking,
+// the lanes or on how rows are split.
 import { describe, expect, it } from 'vitest';
-import { mlpForward, type MlpParts } from '../src/mlp-forward.js';
+import { makeMlpForward, type MlpParts } from '../src/mlp-forward.js';
+import { mlpHiddenWasm } from '../src/wasm/mlp-hidden-bytes.js';
 
 function pseudoRandom(length: number, seed: number): Float32Array {
   const out = new Float32Array(length);
@@ -53,13 +55,14 @@ function plainForward(p: MlpParts, x: Float32Array, rows: number): Float32Array 
   return out;
 }
 
-describe('mlpForward', () => {
+describe('makeMlpForward', () => {
   for (const [inputDim, hiddenDim] of [[37, 8], [37, 7], [64, 1], [3328, 512]]) {
-    it(`${inputDim} → ${hiddenDim} → 2: the same bytes as the plain sums for 1 to 9 rows`, () => {
+    it(`${inputDim} → ${hiddenDim} → 2: the same bytes as the plain sums for 1 to 9 rows (and 300: more than one kernel call)`, () => {
       const p = parts(inputDim, hiddenDim);
-      for (let rows = 1; rows <= 9; rows += hiddenDim === 512 ? 4 : 1) {
+      const forward = makeMlpForward(p, mlpHiddenWasm());
+      for (const rows of hiddenDim === 512 ? [1, 5, 9] : [1, 2, 3, 4, 5, 6, 7, 8, 9, 300]) {
         const x = pseudoRandom(rows * inputDim, 100 + rows);
-        const got = mlpForward(p, x, rows);
+        const got = forward(x, rows);
         const expected = plainForward(p, x, rows);
         expect(Buffer.from(got.buffer).equals(Buffer.from(expected.buffer)), `${rows} rows`).toBe(true);
       }
