@@ -1,7 +1,7 @@
 // VirNucPro's MLPClassifier in eval mode: Linear(in→H) → BatchNorm1d(H) (running statistics) → ReLU →
 // (Dropout = identity) → Linear(H→2) → softmax. BatchNorm is folded into a per-unit scale and shift once at
 // load time. Its arithmetic (mlp-forward.ts, the hidden layer in WebAssembly SIMD) is ~1.7 M multiply-adds per row,
-// ~0.35 ms per row on one core — on a GPU still slower than the embeddings that feed it, so ThreadedMlp spreads rows
+// ~0.4 ms per row on one core — on a GPU still slower than the embeddings that feed it, so ThreadedMlp spreads rows
 // over worker threads with the same code (same bytes); no backend to initialise. Sums are kept in double precision (PyTorch uses float32; the difference is
 // ~1e-7 on the probabilities, well inside the 1e-5 parity budget).
 

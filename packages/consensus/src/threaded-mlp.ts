@@ -1,4 +1,4 @@
-// The MLP over several worker threads. On a GPU the classifier (~0.35–0.7 ms per row on one core) is slower
+// The MLP over several worker threads. On a GPU the classifier (~0.4–0.7 ms per row on one core) is slower
 // than the embeddings that feed it: a million frames would spend ~6–12 minutes in it on the main thread. Rows
 // are independent, so contiguous slices go to threads running the very function MlpClassifier uses
 // (makeMlpForward, shipped as source text with its WebAssembly bytes) and the probabilities are the same bytes as a
@@ -12,8 +12,9 @@ import { mlpHiddenWasm } from './wasm/mlp-hidden-bytes.js';
 export interface ThreadedMlpOptions {
   /**
    * Worker threads (default: the cores less two, at most 16: one core each for the caller and for a model thread
-   * beside it; 0 computes on the calling thread). On a 16-core H100 host the MLP runs at ~2 ms per row per
-   * thread and 8 threads gave ~2.0K rows/s, too close to the GPU's ~1.9K frames/s; 14 gave ~2.4K.
+   * beside it; 0 computes on the calling thread). On a 16-core H100 host the MLP in plain JavaScript (since
+   * replaced by the ~3.7× faster WebAssembly kernel) ran at ~2 ms per row per thread: 8 threads gave ~2.0K rows/s,
+   * too close to the GPU's ~1.9K frames/s; 14 gave ~2.4K.
    */
   threads?: number;
   /** Fewer rows than this per thread are not worth a message: they run on fewer threads (default 16). */
