@@ -12,7 +12,7 @@ export class UsageError extends Error {
  * worker process as text (see `modelLoadMessageIn`).
  */
 export class ModelLoadError extends UsageError {
-  constructor(model: 'ESM-2 model' | 'DNABERT-S model' | 'MLP', path: string, cause: unknown) {
+  constructor(model: ModelLabel, path: string, cause: unknown) {
     super(`cannot load the ${model} ${path}: ${causeText(path, cause)}`);
   }
 }
@@ -21,6 +21,16 @@ export class ModelLoadError extends UsageError {
 function causeText(path: string, cause: unknown): string {
   const text = cause instanceof Error ? cause.message : String(cause);
   return text.startsWith(`${path}: `) ? text.slice(path.length + 2) : text;
+}
+
+/** How a ModelLoadError names the model: a descriptor's label + " model", or the MLP. */
+export type ModelLabel = 'ESM-2 model' | 'DNABERT-S model' | 'MLP';
+
+/** The ModelLabel of an embedding model's descriptor label ("ESM-2" → "ESM-2 model"). */
+export function modelLabel(label: string): ModelLabel {
+  const named = `${label} model`;
+  if (named !== 'ESM-2 model' && named !== 'DNABERT-S model') throw new Error(`no ModelLabel for ${label}`);
+  return named;
 }
 
 const MODEL_LOAD_MESSAGE = /cannot load the (?:ESM-2 model|DNABERT-S model|MLP) [\s\S]*$/;

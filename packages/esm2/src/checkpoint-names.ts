@@ -1,5 +1,6 @@
-// ESM-2 checkpoints come with Hugging Face names (esm.encoder.layer.N.attention.self.query...) or
-// fair-esm names (encoder.sentence_encoder.layers.N.self_attn.q_proj...). Both are mapped to one
+// ESM-2 checkpoints come with Hugging Face names (esm.encoder.layer.N.attention.self.query...; transformers 5
+// writes LayerNorm.gamma/.beta and one shared encoder.layer.*.…inv_freq) or fair-esm names
+// (encoder.sentence_encoder.layers.N.self_attn.q_proj...). Both are mapped to one
 // canonical set: fair-esm's ESM2 module state dict after its own prefix strip (pretrained.py
 // upgrade_state_dict), which is also what a converted tfjs artifact stores.
 
@@ -37,11 +38,13 @@ export function canonicalEsm2Name(name: string): CanonicalName | null | undefine
   // Hugging Face layout
   if (n === 'embeddings.word_embeddings.weight') return 'embed_tokens.weight';
   if (n.startsWith('encoder.emb_layer_norm_after.')) return n.slice('encoder.'.length);
-  if (n === 'rotary_embeddings.inv_freq') return 'rot_emb.inv_freq'; // transformers ≥5: one model-level copy
+  // transformers ≥5: one model-level copy, saved under a `*` layer index
+  if (n === 'rotary_embeddings.inv_freq' || n === 'encoder.layer.*.attention.self.rotary_embeddings.inv_freq') return 'rot_emb.inv_freq';
   const hf = /^encoder\.layer\.(\d+)\.(.+)$/.exec(n);
   if (hf) {
+    const part = hf[2].replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias');
     for (const [re, replacement] of hfLayerParts) {
-      if (re.test(hf[2])) return `layers.${hf[1]}.${hf[2].replace(re, replacement)}`;
+      if (re.test(part)) return `layers.${hf[1]}.${part.replace(re, replacement)}`;
     }
     return undefined;
   }

@@ -35,6 +35,9 @@ export function configFromHuggingFace(json: Record<string, unknown>, source: str
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${source}: expected a number in "${key}"`);
     return v;
   };
+  if (typeof json.model_type === 'string' && json.model_type !== 'esm') {
+    throw new Error(`${source}: model_type ${JSON.stringify(json.model_type)} is not an ESM model ("esm"); is this the other model's folder?`);
+  }
   if (json.position_embedding_type !== undefined && json.position_embedding_type !== 'rotary') {
     throw new Error(`${source}: position_embedding_type ${JSON.stringify(json.position_embedding_type)} is not ESM-2's "rotary"`);
   }

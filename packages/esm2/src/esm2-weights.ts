@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { halfToFloat } from '@virnucpro/ops';
 import { toFloat32, type TensorData } from '@virnucpro/weights';
+import { canonicalLayout, type Esm2Layout } from './checkpoint-layout.js';
 import type { CanonicalName } from './checkpoint-names.js';
 import { requiredEsm2Names } from './checkpoint-names.js';
 import { headDim, type Esm2Config } from './esm2-config.js';
@@ -32,11 +33,18 @@ export interface Esm2Weights {
   finalNormBeta: tf.Tensor1D;
 }
 
-/** Checks that a canonical state dict fits the config (names and shapes) before any GPU upload. */
-export function checkEsm2StateDict(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>, source: string): void {
-  const missing = requiredEsm2Names(config.numLayers).filter((n) => !tensors.has(n));
+/**
+ * Checks that a canonical state dict fits the config (names and shapes) before any GPU upload. A missing tensor
+ * is named as the checkpoint's own layout names it.
+ */
+export function checkEsm2StateDict(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>, source: string, layout: Esm2Layout = canonicalLayout): void {
+  const required = requiredEsm2Names(config.numLayers);
+  const missing = required.filter((n) => !tensors.has(n));
   if (missing.length) {
-    throw new Error(`${source}: not an ESM-2 checkpoint for ${config.numLayers} layers — missing ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ` and ${missing.length - 5} more` : ''}`);
+    throw new Error(
+      `${source}: recognised the ${layout.description} layout of ESM-2, but ${layout.checkpointName(missing[0])} is missing ` +
+        `(${missing.length} of the ${required.length} tensors a ${config.numLayers}-layer model needs)`,
+    );
   }
   const d = config.embedDim;
   const expectShape = (name: string, shape: number[]) => {

@@ -1,6 +1,7 @@
 export { esmTokens, tokenToId, clsId, padId, eosId, unkId, maskId } from './alphabet.js';
 export { tokenizeProtein, proteinTokenCount, UnknownResidueError, type UnknownPolicy, type TokenizeOptions } from './tokenizer.js';
 export { type Esm2Config, esm2Architectures, esm2Defaults, headDim, configFromHuggingFace, configFromFairEsm, validateConfig } from './esm2-config.js';
+export { recognizeEsm2Layout, knownEsm2Layouts, type Esm2Layout } from './checkpoint-layout.js';
 export { canonicalEsm2Name, requiredEsm2Names, type CanonicalName } from './checkpoint-names.js';
 export { esmInvFreq, rotaryTables } from './rotary.js';
 export { createEsm2Weights, disposeEsm2Weights, checkEsm2StateDict, type Esm2Weights, type Esm2LayerWeights } from './esm2-weights.js';

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readSafetensors, type TensorData } from '@virnucpro/weights';
+import { canonicalLayout, knownEsm2Layouts, recognizeEsm2Layout, type Esm2Layout } from './checkpoint-layout.js';
 import { canonicalEsm2Name, type CanonicalName } from './checkpoint-names.js';
 import { configFromHuggingFace, esm2Architectures, esm2Defaults, validateConfig, type Esm2Config } from './esm2-config.js';
 import { checkEsm2StateDict } from './esm2-weights.js';
@@ -25,7 +26,7 @@ export interface Esm2Checkpoint {
 export async function loadEsm2Checkpoint(path: string): Promise<Esm2Checkpoint> {
   if (!existsSync(path)) throw new Error(`${path}: no such file or folder`);
   if (statSync(path).isDirectory()) {
-    if (isTfjsArtifactDir(path)) return finish(await readTfjsEsm2(path), path);
+    if (isTfjsArtifactDir(path)) return finish({ ...(await readTfjsEsm2(path)), layout: canonicalLayout }, path);
     const weightsFile = ['model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin']
       .map((f) => join(path, f))
       .find((f) => existsSync(f));
@@ -37,19 +38,30 @@ export async function loadEsm2Checkpoint(path: string): Promise<Esm2Checkpoint> 
   // An unnamed HF config (empty _name_or_path) is named after its folder.
   if (hfConfig && hfConfig.name === configPath) hfConfig.name = basename(dirname(configPath));
   if (path.endsWith('.safetensors') || path.endsWith('.safetensors.index.json')) {
-    const { tensors } = await readSafetensors(path, { filter: (n) => typeof canonicalEsm2Name(n) === 'string' });
-    return finish({ config: hfConfig, tensors: canonicalize(tensors, path) }, path);
+    const names: string[] = []; // every name in the file, for recognising its layout
+    const { tensors } = await readSafetensors(path, { filter: (n) => names.push(n) > 0 && typeof canonicalEsm2Name(n) === 'string' });
+    return finish({ config: hfConfig, tensors: canonicalize(tensors, path), layout: recognizeLayout(names, path) }, path);
   }
   if (!/\.(bin|pt|pth|ckpt)$/i.test(path)) {
     throw new Error(`${path}: unknown checkpoint format (expected a folder, .safetensors, .bin, .pt or .pth)`);
   }
   const torch = await readTorchEsm2(path);
-  return finish({ config: hfConfig ?? torch.config, tensors: canonicalize(torch.tensors, path) }, path);
+  const layout = recognizeLayout(torch.tensors.keys(), path);
+  return finish({ config: hfConfig ?? torch.config, tensors: canonicalize(torch.tensors, path), layout }, path);
 }
 
-function finish(loaded: { config?: Esm2Config; tensors: Map<CanonicalName, TensorData> }, source: string): Esm2Checkpoint {
+/** The checkpoint's naming layout; a file that follows none is refused with the layouts we read. */
+function recognizeLayout(names: Iterable<string>, source: string): Esm2Layout {
+  const all = [...names];
+  const layout = recognizeEsm2Layout(all);
+  if (layout) return layout;
+  const sample = all.filter((n) => n !== '__metadata__').slice(0, 3);
+  throw new Error(`${source}: no ESM-2 layout matched (its tensors: ${sample.length ? sample.join(', ') : 'none'}${all.length > 3 ? ', …' : ''}); expected one of: ${knownEsm2Layouts}`);
+}
+
+function finish(loaded: { config?: Esm2Config; tensors: Map<CanonicalName, TensorData>; layout: Esm2Layout }, source: string): Esm2Checkpoint {
   const config = loaded.config ?? inferConfig(loaded.tensors, source);
-  checkEsm2StateDict(config, loaded.tensors, source);
+  checkEsm2StateDict(config, loaded.tensors, source, loaded.layout);
   return { config, tensors: loaded.tensors, source };
 }
 

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
-import { UsageError } from '../errors.js';
+import { FileWriteError } from '@virnucpro/atomic-file';
+import { ModelLoadError, UsageError, modelLabel } from '../errors.js';
 import { runConvert } from './convert-run.js';
 import { runCommand } from './run-command.js';
 
@@ -28,7 +29,12 @@ export function convertModelCommand(model: EmbeddingModelDescriptor): CommandMod
           label: model.label,
           src,
           dest: args.dest as string,
-          convert: (from, to) => model.convert(from, to),
+          // A checkpoint that cannot be read exits 2 as in embed and predict; a failed system call (writing DEST) does not.
+          convert: (from, to) =>
+            model.convert(from, to).catch((err: unknown) => {
+              const systemCall = err instanceof FileWriteError || typeof (err as NodeJS.ErrnoException)?.syscall === 'string';
+              throw systemCall || err instanceof UsageError ? err : new ModelLoadError(modelLabel(model.label), from, err);
+            }),
           log: args.quiet ? undefined : (line) => console.error(line),
         });
       }),

@@ -1,7 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
-import { UsageError } from '../errors.js';
+import { ModelLoadError, UsageError, modelLabel } from '../errors.js';
 import { describeForLog, startComputeBackend } from '../pipeline/compute-backend.js';
+import { isOutOfMemory } from '../pipeline/oom-split.js';
 import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
 import { requireFastaRecords } from './require-fasta-records.js';
@@ -30,7 +31,10 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
           if (model.checksInputFirst) await requireFastaRecords(run.input); // before the model load, which can take a while
           const compute = await startComputeBackend(run.backend, run.precision);
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
-          const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen });
+          // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
+          const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
+            throw isOutOfMemory(err) ? err : new ModelLoadError(modelLabel(model.label), run.model, err);
+          });
           try {
             run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
             const summary = await runEmbed({
