@@ -1,0 +1,53 @@
+import type { KernelConfig, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
+import { VnpPackedAttention, type VnpPackedAttentionAttrs } from '@virnucpro/ops';
+import type { OnednnBackend } from '../backend-onednn.js';
+
+/**
+ * Attention inside each segment of the packed stream, with no padding: per segment of L rows and per head, the
+ * scores are one oneDNN GEMM (q·kᵀ, L×hd·hd×L, read in place from the fused qkv through its leading dimension),
+ * the softmax (with ALiBi when given) runs in WebAssembly SIMD over all heads' rows, and a second GEMM (P·v)
+ * writes the head's columns of the output. Every call's shape is fixed by L and the head size alone, so a
+ * segment's output does not depend on the rest of the batch. With rotary tables, q and k are rotated first.
+ */
+export const packedAttentionConfig: KernelConfig = {
+  kernelName: VnpPackedAttention,
+  backendName: 'onednn',
+  kernelFunc: (({ inputs, attrs, backend }) => {
+    const cpu = backend as OnednnBackend;
+    const { qkv, cos, sinSigned, positions } = inputs as { qkv: TensorInfo; cos?: TensorInfo; sinSigned?: TensorInfo; positions?: TensorInfo };
+    const { numHeads: H, scale, alibiSlopes, layout } = attrs as unknown as VnpPackedAttentionAttrs;
+    const [rows, w3] = qkv.shape;
+    const width = w3 / 3;
+    const hd = width / H;
+    const out = new Float32Array(rows * width);
+    if (rows === 0) return cpu.makeTensorInfo([rows, width], 'float32', out);
+    const { wasm, onednn } = cpu;
+    const maxL = Math.max(...layout.lengths);
+    const rotary = cos && sinSigned && positions;
+    const [q, o, s, c, sn, pos] = wasm.layout(rows * w3, rows * width, H * maxL * maxL, rotary ? cos.shape[0] * hd : 0, rotary ? sinSigned.shape[0] * hd : 0, rotary ? rows : 0);
+    wasm.f32(q, rows * w3).set(cpu.floats(qkv));
+    if (rotary) {
+      wasm.f32(c, cos.shape[0] * hd).set(cpu.floats(cos));
+      wasm.f32(sn, sinSigned.shape[0] * hd).set(cpu.floats(sinSigned));
+      wasm.i32(pos, rows).set(cpu.ints(positions));
+      wasm.kernels.rotaryQk(q, rows, H, hd, c, sn, pos);
+    }
+    const qAt = wasm.address(q);
+    const oAt = wasm.address(o);
+    const sAt = wasm.address(s);
+    layout.lengths.forEach((L, segment) => {
+      const first = layout.offsets[segment];
+      const rowAt = qAt + first * w3 * 4;
+      for (let h = 0; h < H; h++) {
+        onednn.sgemm(true, L, L, hd, scale, rowAt + h * hd * 4, w3, rowAt + (width + h * hd) * 4, w3, 0, sAt + h * L * L * 4, L);
+      }
+      if (alibiSlopes) for (let h = 0; h < H; h++) wasm.kernels.softmaxRows(s + h * L * L * 4, L, L, alibiSlopes[h]);
+      else wasm.kernels.softmaxRows(s, H * L, L, 0);
+      for (let h = 0; h < H; h++) {
+        onednn.sgemm(false, L, hd, L, 1, sAt + h * L * L * 4, L, rowAt + (2 * width + h * hd) * 4, w3, 0, oAt + (first * width + h * hd) * 4, width);
+      }
+    });
+    out.set(wasm.f32(o, rows * width));
+    return cpu.makeTensorInfo([rows, width], 'float32', out);
+  }) as KernelFunc,
+};

@@ -1,0 +1,78 @@
+import * as tf from '@tensorflow/tfjs-core';
+import '@tensorflow/tfjs-backend-cpu';
+import { geglu, layerNorm, linear, packedAttention, packedLayout, rotaryQkv } from '@virnucpro/ops';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ONEDNN_BACKEND, probeOnednn } from '../src/index.js';
+
+const probe = probeOnednn();
+
+/** Deterministic pseudo-random floats in [-1, 1). */
+function randoms(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+/** Runs `f` on a backend and returns its result's values. */
+async function on(backend: string, f: () => tf.Tensor): Promise<Float32Array> {
+  await tf.setBackend(backend);
+  const t = f();
+  const values = (await t.data()) as Float32Array;
+  t.dispose();
+  return values;
+}
+
+function maxAbsDiff(a: Float32Array, b: Float32Array): number {
+  expect(a.length).toBe(b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+describe.skipIf(!probe.ok)('onednn kernels against the composites on tfjs cpu', () => {
+  beforeAll(() => tf.env().set('PROD', true));
+  afterAll(async () => { await tf.setBackend('cpu'); });
+
+  it.each([
+    [1, 7, 5, 'none', false], [130, 33, 70, 'gelu', false], [300, 64, 48, 'none', true], [129, 480, 1920, 'gelu', false],
+  ] as const)('linear %i×%i·%i×%i act=%s residual=%s', async (rows, k, n, activation, withResidual) => {
+    const x = randoms(rows * k, 1), w = randoms(k * n, 2).map((v) => v * 0.1), b = randoms(n, 3), r = randoms(rows * n, 4);
+    const run = () => linear(tf.tensor2d(x, [rows, k]), tf.tensor2d(w, [k, n]), tf.tensor1d(b), {
+      activation, ...(withResidual ? { residual: tf.tensor2d(r, [rows, n]) } : {}),
+    });
+    expect(maxAbsDiff(await on(ONEDNN_BACKEND, run), await on('cpu', run))).toBeLessThan(2e-5);
+  });
+
+  it('layer norm and geglu', async () => {
+    const rows = 37, d = 99;
+    const x = randoms(rows * d, 5).map((v) => v * 3 + 1), g = randoms(d, 6), b = randoms(d, 7);
+    const ln = () => layerNorm(tf.tensor2d(x, [rows, d]), tf.tensor1d(g), tf.tensor1d(b), 1e-5);
+    expect(maxAbsDiff(await on(ONEDNN_BACKEND, ln), await on('cpu', ln))).toBeLessThan(1e-5);
+    const gg = () => geglu(tf.tensor2d(x.subarray(0, rows * 98), [rows, 98]));
+    expect(maxAbsDiff(await on(ONEDNN_BACKEND, gg), await on('cpu', gg))).toBeLessThan(1e-5);
+  });
+
+  it.each([[3, 8, false], [5, 16, true], [1, 24, false]] as const)('packed attention, %i heads of %i, alibi=%s, with and without rotary', async (H, hd, alibi) => {
+    const lengths = [1, 7, 30, 3, 18];
+    const layout = packedLayout(lengths);
+    const rows = layout.totalTokens, w3 = 3 * H * hd;
+    const qkv = randoms(rows * w3, 8);
+    const positionsMax = 64;
+    const cos = randoms(positionsMax * hd, 9), sin = randoms(positionsMax * hd, 10);
+    const slopes = alibi ? Float32Array.from({ length: H }, (_, h) => 0.5 / (h + 1)) : undefined;
+    for (const withRotary of [false, true]) {
+      const run = () => packedAttention(tf.tensor2d(qkv, [rows, w3]), layout, {
+        numHeads: H, scale: 1 / Math.sqrt(hd), ...(slopes ? { alibiSlopes: slopes } : {}),
+        ...(withRotary ? { rotary: { cos: tf.tensor2d(cos, [positionsMax, hd]), sinSigned: tf.tensor2d(sin, [positionsMax, hd]) } } : {}),
+      });
+      expect(maxAbsDiff(await on(ONEDNN_BACKEND, run), await on('cpu', run))).toBeLessThan(2e-5);
+    }
+    const rot = () => rotaryQkv(tf.tensor2d(qkv, [rows, w3]), tf.tensor2d(cos, [positionsMax, hd]), tf.tensor2d(sin, [positionsMax, hd]), layout.positionsTensor, H);
+    expect(maxAbsDiff(await on(ONEDNN_BACKEND, rot), await on('cpu', rot))).toBeLessThan(1e-6);
+    layout.dispose();
+  });
+});
