@@ -1,8 +1,9 @@
 /**
  * The tfjs backends a model can run on: the one list every package and option table uses. `cuda` =
- * @virnucpro/tfjs-backend-cuda (NVIDIA GPUs: cuBLASLt, NVRTC); `tensorflow` = @tensorflow/tfjs-node(-gpu) (libtensorflow).
+ * @virnucpro/tfjs-backend-cuda (NVIDIA GPUs: cuBLASLt, NVRTC); `onednn` = @virnucpro/tfjs-backend-onednn (CPUs: oneDNN's
+ * multi-threaded GEMMs, WebAssembly SIMD between them); `tensorflow` = @tensorflow/tfjs-node(-gpu) (libtensorflow).
  */
-export const backendNames = ['cpu', 'wasm', 'webgpu', 'tensorflow', 'cuda'] as const;
+export const backendNames = ['cpu', 'wasm', 'onednn', 'webgpu', 'tensorflow', 'cuda'] as const;
 
 export type BackendName = (typeof backendNames)[number];
 

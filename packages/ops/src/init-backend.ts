@@ -21,6 +21,16 @@ export interface InitBackendOptions {
   precision?: Precision;
   /** Module of the `cuda` backend (tests override this). */
   cudaModule?: string;
+  /** Module of the `onednn` backend (tests override this). */
+  onednnModule?: string;
+  /** Threads of a CPU backend's GEMMs (`onednn`); default every core. */
+  threads?: number;
+}
+
+/** What @virnucpro/tfjs-backend-onednn exports that starting it needs. */
+interface OnednnBackendApi {
+  probeOnednn(): { ok: true } | { ok: false; reason: string };
+  setOnednnBackendOptions(options: { threads?: number }): void;
 }
 
 /**
@@ -80,19 +90,28 @@ async function loadWasm(options: InitBackendOptions): Promise<void> {
   wasm.setWasmPaths(resolveWasmDir(options.wasmDir));
 }
 
+async function loadOnednn(options: InitBackendOptions): Promise<void> {
+  // By name, as cuda: that package imports this one for the kernel names.
+  const api = (await import(options.onednnModule ?? '@virnucpro/tfjs-backend-onednn')) as OnednnBackendApi;
+  const probe = api.probeOnednn();
+  if (!probe.ok) throw new Error(probe.reason.replace(/\n/g, ' '));
+  api.setOnednnBackendOptions({ ...(options.threads !== undefined ? { threads: options.threads } : {}) });
+}
+
 async function loadCpu(): Promise<void> {
   await import('@tensorflow/tfjs-backend-cpu');
 }
 
 const loaders: Record<BackendName, (options: InitBackendOptions, auto: boolean) => Promise<void>> = {
   cuda: loadCuda,
+  onednn: loadOnednn,
   tensorflow: loadTensorflow,
   webgpu: loadWebGpu,
   wasm: loadWasm,
   cpu: loadCpu,
 };
 
-const autoOrder: BackendName[] = ['cuda', 'tensorflow', 'webgpu', 'wasm', 'cpu'];
+const autoOrder: BackendName[] = ['cuda', 'tensorflow', 'webgpu', 'onednn', 'wasm', 'cpu'];
 
 async function tryBackend(name: BackendName, options: InitBackendOptions, auto: boolean): Promise<string | undefined> {
   try {

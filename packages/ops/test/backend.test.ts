@@ -21,7 +21,7 @@ describe('initBackend', () => {
     expect(attempts[1].ok).toBe(false);
     expect(attempts[1].reason).toMatch(/tfjs-node-gpu.*tfjs-node.*virnucpro-no-such-module/);
     expect(attempts.at(-1)).toEqual({ backend: chosen, ok: true });
-    expect(['webgpu', 'wasm', 'cpu']).toContain(chosen);
+    expect(['webgpu', 'onednn', 'wasm', 'cpu']).toContain(chosen);
     expect(tf.getBackend()).toBe(chosen);
     expect(Array.from(tf.add(tf.tensor1d([1, 2]), 1).dataSync())).toEqual([2, 3]);
   });

@@ -38,7 +38,7 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
   const workers = selection.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) throw new DeviceSelectionError(`workers must be a positive integer, got ${workers}`);
 
-  if (backend === 'cpu' || backend === 'wasm') {
+  if (backend === 'cpu' || backend === 'wasm' || backend === 'onednn') {
     if (selection.devices && selection.devices.length > 0) {
       throw new DeviceSelectionError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers)`);
     }

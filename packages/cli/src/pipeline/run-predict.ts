@@ -335,7 +335,7 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
   if (twice !== undefined) throw new UsageError(`--devices: GPU ${twice} is listed twice (one worker per GPU; --workers N runs N on each)`);
   // `auto` for worker processes: decided without starting a GPU backend here (runtime's resolveAutoBackend).
   const backend = options.backend === 'auto' ? await resolveAutoBackend() : options.backend;
-  if (devices.length > 0 && (backend === 'cpu' || backend === 'wasm')) {
+  if (devices.length > 0 && (backend === 'cpu' || backend === 'wasm' || backend === 'onednn')) {
     throw new UsageError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers N for N worker processes)`);
   }
   const precision = resolvePrecision(backend, options.precision, options.backend === 'auto' && backend !== 'cuda' ? AUTO_NOTE : '');
