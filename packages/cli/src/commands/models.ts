@@ -1,32 +1,47 @@
 import type { CommandModule } from 'yargs';
 import { defaultModelsDir } from '../config/resolve-predict-options.js';
+import { checkModelsFolder } from '../download/check-models.js';
 import { downloadModels } from '../download/download-models.js';
+import { hfHubCache } from '../download/hf-cache.js';
+import { UsageError } from '../errors.js';
 import { ESM_SIZES, type EsmSize } from '../download/model-catalog.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
 import { runCommand } from './run-command.js';
 
 export const modelsCommand: CommandModule = {
-  command: 'models <action>',
-  describe: 'Download ESM-2, DNABERT-S and the VirNucPro MLPs into a models folder',
+  command: 'models <action> [dir]',
+  describe: 'Download ESM-2, DNABERT-S and the VirNucPro MLPs into a models folder, or check a folder copied by hand',
   builder: (y) =>
     y
-      .positional('action', { choices: ['download'] as const })
-      .option('models-dir', { type: 'string', describe: 'destination (default: $VIRNUCPRO_MODELS_DIR or ~/.cache/virnucpro)' })
+      .positional('action', { choices: ['download', 'check'] as const, describe: 'download: fetch (or reuse from the Hugging Face cache); check: verify sizes and hashes' })
+      .positional('dir', { type: 'string', describe: 'the models folder (same as --models-dir)' })
+      .option('models-dir', { type: 'string', describe: 'the models folder (default: $VIRNUCPRO_MODELS_DIR or ~/.cache/virnucpro)' })
       .option('esm-size', { choices: ESM_SIZES, default: '3B' as EsmSize, describe: 'ESM-2 checkpoint (VirNucPro uses 3B)' })
       .option('only', { type: 'array', choices: ['esm', 'dnabert', 'mlp'], describe: 'fetch only these groups' })
       .option('base-url', { type: 'string', describe: 'mirror serving both the Hugging Face (<repo>/resolve/main/<file>) and GitHub (<repo>/raw/main/<file>) layouts' })
       .option('hf-base-url', { type: 'string', describe: 'Hugging Face mirror (default: $HF_ENDPOINT or https://huggingface.co)' })
       .option('github-base-url', { type: 'string', describe: 'GitHub mirror for the MLPs (default: $VIRNUCPRO_GITHUB_BASE_URL or https://github.com)' })
+      .option('hf-cache', { type: 'boolean', default: true, describe: 'reuse ESM-2 / DNABERT-S already in the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub); --no-hf-cache downloads anyway' })
       .option('verify', { type: 'boolean', describe: 're-hash files already present against manifest.json' })
       .option('ignore-known-hashes', { type: 'boolean', describe: 'do not check the built-in sizes/hashes (upstream changed a file)' })
       .option('quiet', { type: 'boolean', describe: 'no progress output' })
       .example('$0 models download', 'ESM-2 3B + DNABERT-S + 300/500 MLPs into ~/.cache/virnucpro')
-      .example('$0 models download --esm-size 650M --models-dir /data/models', 'a smaller ESM-2, elsewhere'),
+      .example('$0 models download --esm-size 650M --models-dir /data/models', 'a smaller ESM-2, elsewhere')
+      .example('$0 models check /shared/models', 'verify a folder copied to a node without internet'),
   handler: (args) =>
     runCommand(async () => {
       const env = process.env;
       const reporter = createProgressReporter({ quiet: Boolean(args.quiet) });
-      const modelsDir = (args['models-dir'] as string | undefined) ?? defaultModelsDir(env);
+      const modelsDir = (args.dir as string | undefined) ?? (args['models-dir'] as string | undefined) ?? defaultModelsDir(env);
+      if (args.action === 'check') {
+        reporter.close();
+        const check = await checkModelsFolder(modelsDir);
+        for (const problem of check.problems.slice(0, -1)) console.error(`virnucpro: ${problem}`);
+        const last = check.problems.at(-1);
+        if (last) throw new UsageError(check.problems.length > 1 ? `${last} (${check.problems.length} problems)` : last);
+        console.error(`${modelsDir}: ${check.checked} files checked (${check.hashed} by sha256), every model complete`);
+        return;
+      }
       const base = (args['base-url'] as string | undefined) ?? env.VIRNUCPRO_BASE_URL;
       try {
         const r = await downloadModels({
@@ -37,10 +52,12 @@ export const modelsCommand: CommandModule = {
           githubBase: (args['github-base-url'] as string | undefined) ?? base ?? env.VIRNUCPRO_GITHUB_BASE_URL,
           verify: Boolean(args.verify),
           ignoreKnownHashes: Boolean(args['ignore-known-hashes']),
+          hfCache: args['hf-cache'] === false ? undefined : hfHubCache(env),
           reporter,
           log: (line) => reporter.log(line),
         });
-        reporter.log(`models in ${modelsDir}: ${r.downloaded.length} downloaded, ${r.alreadyPresent.length} already present`);
+        const cached = r.fromHfCache.length ? `, ${r.fromHfCache.length} taken from the Hugging Face cache` : '';
+        reporter.log(`models in ${modelsDir}: ${r.downloaded.length} downloaded, ${r.alreadyPresent.length} already present${cached}`);
       } finally {
         reporter.close();
       }

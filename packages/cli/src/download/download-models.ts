@@ -8,6 +8,7 @@ import {
   DEFAULT_GITHUB_BASE, DEFAULT_HF_BASE, DNABERT_DIR, DNABERT_REPO, ESM_REPOS, KNOWN_FILES, MLP_FILES, VIRNUCPRO_REPO,
   esmDirName, githubFileUrl, hfFileUrl, type EsmSize,
 } from './model-catalog.js';
+import { findHfSnapshot } from './hf-cache.js';
 import { updateModelsIndex } from './models-index.js';
 
 export interface DownloadModelsOptions {
@@ -22,6 +23,11 @@ export interface DownloadModelsOptions {
   /** Ignore the built-in KNOWN_FILES hashes (e.g. upstream replaced a file). */
   ignoreKnownHashes?: boolean;
   knownFiles?: typeof KNOWN_FILES;
+  /**
+   * A Hugging Face hub cache (hf-cache.ts) to take ESM-2 and DNABERT-S from when it holds a complete snapshot and
+   * the models folder has no copy yet: models.json then points at the snapshot and nothing is downloaded.
+   */
+  hfCache?: string;
   reporter?: ProgressReporter;
   fetchImpl?: typeof fetch;
   log?: (line: string) => void;
@@ -36,6 +42,8 @@ export interface DownloadModelsResult {
   downloaded: string[];
   alreadyPresent: string[];
   recordedHashes: string[];
+  /** Repositories taken from the Hugging Face cache instead of downloaded. */
+  fromHfCache: string[];
 }
 
 /**
@@ -76,7 +84,18 @@ async function downloadInto(options: DownloadModelsOptions, makeDir: (dir: strin
   const only = new Set(options.only ?? ['esm', 'dnabert', 'mlp']);
   const log = options.log ?? (() => {});
   const manifest = new LocalManifest(options.modelsDir);
-  const result: DownloadModelsResult = { downloaded: [], alreadyPresent: [], recordedHashes: [] };
+  const result: DownloadModelsResult = { downloaded: [], alreadyPresent: [], recordedHashes: [], fromHfCache: [] };
+
+  /** The cached snapshot of `repo` to use instead of downloading into `dir`, if there is one and no copy yet. */
+  const cachedSnapshot = (repo: string, dir: string, files: string[] = []): string | undefined => {
+    if (!options.hfCache || existsSync(join(options.modelsDir, dir, 'config.json'))) return undefined;
+    const snapshot = findHfSnapshot(options.hfCache, repo, { files });
+    if (snapshot) {
+      result.fromHfCache.push(repo);
+      log(`${repo}: using the copy in the Hugging Face cache, ${snapshot} (nothing downloaded; --no-hf-cache downloads it)`);
+    }
+    return snapshot;
+  };
 
   const fetchOne = async (file: PlannedFile): Promise<void> => {
     const dest = join(options.modelsDir, file.rel);
@@ -153,11 +172,17 @@ async function downloadInto(options: DownloadModelsOptions, makeDir: (dir: strin
   if (only.has('esm')) {
     const repo = ESM_REPOS[options.esmSize];
     const dir = esmDirName(options.esmSize);
-    await fetchOne({ rel: `${dir}/config.json`, url: hfFileUrl(hfBase, repo, 'config.json') });
-    await fetchWeights(repo, dir);
-    updateModelsIndex(options.modelsDir, { esm: dir });
+    const cached = cachedSnapshot(repo, dir);
+    if (cached) updateModelsIndex(options.modelsDir, { esm: cached });
+    else {
+      await fetchOne({ rel: `${dir}/config.json`, url: hfFileUrl(hfBase, repo, 'config.json') });
+      await fetchWeights(repo, dir);
+      updateModelsIndex(options.modelsDir, { esm: dir });
+    }
   }
-  if (only.has('dnabert')) {
+  const dnabertCached = only.has('dnabert') ? cachedSnapshot(DNABERT_REPO, DNABERT_DIR, ['tokenizer.json']) : undefined;
+  if (dnabertCached) updateModelsIndex(options.modelsDir, { dnabert: dnabertCached });
+  else if (only.has('dnabert')) {
     for (const f of ['config.json', 'tokenizer.json']) await fetchOne({ rel: `${DNABERT_DIR}/${f}`, url: hfFileUrl(hfBase, DNABERT_REPO, f) });
     await fetchWeights(DNABERT_REPO, DNABERT_DIR);
     updateModelsIndex(options.modelsDir, { dnabert: DNABERT_DIR });
