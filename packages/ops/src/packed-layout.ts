@@ -3,22 +3,28 @@ import * as tf from '@tensorflow/tfjs-core';
 /** Additive attention bias for keys outside a segment (finite: avoids inf−inf NaNs in any backend). */
 export const maskedScore = -1e9;
 
-export interface PackedLayoutOptions {
-  /**
-   * Attention pads each segment to the longest segment of its group. A segment of length l joins a
-   * group whose longest segment is L only while (L/l)² ≤ maxPadRatio (score-matrix work wasted per
-   * segment). 1 = one group per distinct length; Infinity = a single group. Default 2.
-   */
-  maxPadRatio?: number;
+/**
+ * The length a segment of `length` tokens is padded to for attention: a function of its own length only
+ * (batch invariance, docs/architecture.md), never of its neighbours. Up to 8 tokens: the length itself; then
+ * rounded up to a quarter of its power of two (9 → 10, 17 → 20, 100 → 112, 130 → 160), so at most 25 % of
+ * padding per side (≤ 1.56× the score work) and four padded lengths per octave (few attention groups per batch).
+ * Why padding must not follow the neighbours: the wasm backend's softmax and matmuls group a row's sums by
+ * its padded length (SIMD lanes, tail loops), so a segment padded to its group's longest came out up to
+ * 6e-7 apart in different batches.
+ */
+export function attentionLength(length: number): number {
+  if (length <= 8) return length;
+  const step = 2 ** (Math.floor(Math.log2(length)) - 2);
+  return Math.ceil(length / step) * step;
 }
 
-/** Segments whose attention runs as one padded batched matmul. */
+/** Segments whose attention runs as one padded batched matmul: those of the same `attentionLength`. */
 export interface AttentionGroup {
-  /** Segment indices (into `lengths`) in this group. */
+  /** Segment indices (into `lengths`) in this group, in batch order. */
   segments: number[];
-  /** Padded length of the group (its longest segment). */
+  /** Padded length of the group: `attentionLength` of each of its segments. */
   maxLength: number;
-  /** int32 [S_g·L_g]: packed row of each padded slot (padding slots point at row 0 and are masked). */
+  /** int32 [S_g·L_g]: packed row of each padded slot (padding slots point at their segment's first row and are masked). */
   readonly toPadded: tf.Tensor1D;
   /** float32 [S_g, 1, 1, L_g] additive key mask, or null when every segment of the group has length L_g. */
   readonly keyMask: tf.Tensor4D | null;
@@ -49,7 +55,7 @@ export class PackedLayout {
   private alibiCache = new Map<string, tf.Tensor4D>();
   private disposed = false;
 
-  constructor(lengths: readonly number[], options: PackedLayoutOptions = {}) {
+  constructor(lengths: readonly number[]) {
     if (lengths.length === 0) throw new Error('packedLayout needs at least one segment');
     for (const n of lengths) {
       if (!Number.isInteger(n) || n < 1) throw new Error(`packedLayout: segment length must be a positive integer, got ${n}`);
@@ -69,12 +75,12 @@ export class PackedLayout {
         this.segmentOf[offsets[s] + t] = s;
       }
     });
-    const plan = planGroups(this.lengths, options.maxPadRatio ?? 2);
+    const plan = planGroups(this.lengths);
     let base = 0;
     const groupBase: number[] = [];
     this.groups = plan.map((segments, g) => {
       groupBase.push(base);
-      const L = this.lengths[segments[0]];
+      const L = attentionLength(this.lengths[segments[0]]);
       base += segments.length * L;
       const layout = this;
       return {
@@ -149,6 +155,7 @@ export class PackedLayout {
     return this.cached(`toPadded:${g}`, () => {
       const index = new Int32Array(segments.length * L);
       segments.forEach((s, slot) => {
+        index.fill(this.offsets[s], slot * L, (slot + 1) * L);
         for (let t = 0; t < this.lengths[s]; t++) index[slot * L + t] = this.offsets[s] + t;
       });
       return tf.tensor1d(index, 'int32');
@@ -180,19 +187,19 @@ export class PackedLayout {
   }
 }
 
-/** Groups segment indices by descending length so that (L_group / l)² ≤ maxPadRatio for each member. */
-function planGroups(lengths: readonly number[], maxPadRatio: number): number[][] {
-  const order = lengths.map((_, i) => i).sort((a, b) => lengths[b] - lengths[a] || a - b);
-  const groups: number[][] = [];
-  for (const s of order) {
-    const current = groups[groups.length - 1];
-    if (current && (lengths[current[0]] / lengths[s]) ** 2 <= maxPadRatio) current.push(s);
-    else groups.push([s]);
-  }
-  return groups;
+/** Groups segment indices by `attentionLength`, longest first; each group in batch order. */
+function planGroups(lengths: readonly number[]): number[][] {
+  const groups = new Map<number, number[]>();
+  lengths.forEach((n, s) => {
+    const L = attentionLength(n);
+    const group = groups.get(L);
+    if (group) group.push(s);
+    else groups.set(L, [s]);
+  });
+  return [...groups.entries()].sort((a, b) => b[0] - a[0]).map(([, segments]) => segments);
 }
 
 /** Builds the layout of a packed stream of segments with the given token counts. */
-export function packedLayout(lengths: readonly number[], options?: PackedLayoutOptions): PackedLayout {
-  return new PackedLayout(lengths, options);
+export function packedLayout(lengths: readonly number[]): PackedLayout {
+  return new PackedLayout(lengths);
 }

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  embedding, geglu, gelu, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
+  embedding, geglu, gelu, initBackend, layerNorm, linear, attentionLength, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
 } from '../src/index.js';
 import {
   erf, fuseQkv, maxAbsDiff, randomArray, refAttention, refEmbedding, refGeglu, refGelu, refLayerNorm, refLinear, refLinearAct,
@@ -203,11 +203,11 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       return { N, q, k, v, qkv: fuseQkv(q, k, v, N, width) };
     }
 
-    function checkAgainstReference(lengths: readonly number[], H: number, hd: number, slopes: Float32Array | undefined, maxPadRatio: number, seed: number) {
+    function checkAgainstReference(lengths: readonly number[], H: number, hd: number, slopes: Float32Array | undefined, seed: number) {
       const width = H * hd;
       const { N, q, k, v, qkv } = packedInputs(lengths, width, seed);
       const scale = 1 / Math.sqrt(hd);
-      const layout = packedLayout(lengths, { maxPadRatio });
+      const layout = packedLayout(lengths);
       const out = packedAttention(tf.tensor2d(qkv, [N, 3 * width]), layout, { numHeads: H, scale, alibiSlopes: slopes });
       expect(out.shape).toEqual([N, width]);
       const got = out.dataSync();
@@ -222,11 +222,12 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       layout.dispose();
     }
 
-    const lengths = [5, 1, 17, 9, 12];
-    for (const [alibi, maxPadRatio] of [[false, 2], [true, 2], [false, 1], [true, Infinity]] as const) {
-      it(`equals per-segment naive attention${alibi ? ' with ALiBi' : ''}, maxPadRatio ${maxPadRatio}`, () => {
+    // 9 and 10 share an attention length (10), 17 and 20 too (20): padded groups with and without a key mask.
+    const lengths = [5, 1, 17, 9, 12, 10, 20];
+    for (const alibi of [false, true]) {
+      it(`equals per-segment naive attention${alibi ? ' with ALiBi' : ''}`, () => {
         const slopes = alibi ? Float32Array.from([0.5, 0.25, 0.70710678, 0.125]) : undefined;
-        checkAgainstReference(lengths, 4, 8, slopes, maxPadRatio, alibi ? 4 : 3);
+        checkAgainstReference(lengths, 4, 8, slopes, alibi ? 4 : 3);
       });
     }
 
@@ -234,10 +235,10 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       for (const alibi of [false, true]) {
         it(`${H} heads${alibi ? ' with ALiBi' : ''}: one segment, and many mixed-length segments with 1-token ones`, () => {
           const slopes = alibi ? Float32Array.from({ length: H }, (_, h) => 2 ** -(h + 1)) : undefined;
-          checkAgainstReference([13], H, 6, slopes, 2, 30 + H);
-          checkAgainstReference([1], H, 6, slopes, 2, 31 + H);
-          checkAgainstReference([1, 7, 1, 1, 23, 4, 1, 16, 2, 1], H, 6, slopes, 2, 32 + H);
-          checkAgainstReference([3, 3, 3], H, 6, slopes, 2, 33 + H); // identity layout: no gathers
+          checkAgainstReference([13], H, 6, slopes, 30 + H);
+          checkAgainstReference([1], H, 6, slopes, 31 + H);
+          checkAgainstReference([1, 7, 1, 1, 23, 4, 1, 16, 2, 1], H, 6, slopes, 32 + H);
+          checkAgainstReference([3, 3, 3], H, 6, slopes, 33 + H); // identity layout: no gathers
         });
       }
     }
@@ -404,18 +405,24 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
 });
 
 describe('packedLayout', () => {
-  it('groups segments of similar length for attention', () => {
-    const lengths = [5, 1, 17, 9, 13, 17];
-    expect(packedLayout(lengths, { maxPadRatio: Infinity }).groups.map((g) => g.segments)).toEqual([[2, 5, 4, 3, 0, 1]]);
-    expect(packedLayout(lengths, { maxPadRatio: 1 }).groups.map((g) => g.segments)).toEqual([[2, 5], [4], [3], [0], [1]]);
-    // (17/13)² = 1.7 ≤ 2 joins; (17/9)² = 3.6 starts a new group; (9/5)² = 3.2 too.
+  it('pads each segment to a length of its own for attention (attentionLength), never to its neighbours', () => {
+    expect([1, 8, 9, 10, 11, 16, 17, 20, 21, 100, 128, 129, 130, 500].map(attentionLength))
+      .toEqual([1, 8, 10, 10, 12, 16, 20, 20, 24, 112, 128, 160, 160, 512]);
+    for (let n = 1; n <= 5000; n++) {
+      const L = attentionLength(n);
+      expect(L >= n && L <= Math.max(n, 1.25 * n)).toBe(true);
+    }
+    const lengths = [5, 1, 17, 9, 13, 20, 10];
     const layout = packedLayout(lengths);
-    expect(layout.groups.map((g) => [g.segments, g.maxLength])).toEqual([[[2, 5, 4], 17], [[3], 9], [[0], 5], [[1], 1]]);
-    expect(layout.paddedRows).toBe(17 * 3 + 9 + 5 + 1);
-    expect(layout.groups[1].keyMask).toBeNull();
-    expect(Array.from(layout.groups[0].toPadded.dataSync()).slice(0, 3)).toEqual([6, 7, 8]); // segment 2 starts after 5 + 1 rows
+    expect(layout.groups.map((g) => [g.segments, g.maxLength])).toEqual([[[2, 5], 20], [[4], 14], [[3, 6], 10], [[0], 5], [[1], 1]]);
+    expect(layout.paddedRows).toBe(20 * 2 + 14 + 10 * 2 + 5 + 1);
+    expect(layout.groups[3].keyMask).toBeNull();
+    expect(layout.groups[2].keyMask).not.toBeNull();
+    // Segment 2 starts after 5 + 1 rows; its 3 padding slots point at its own first row.
+    expect(Array.from(layout.groups[0].toPadded.dataSync()).slice(0, 20)).toEqual([...Array.from({ length: 17 }, (_, t) => 6 + t), 6, 6, 6]);
     expect(packedLayout([4, 4]).isIdentity).toBe(true);
     expect(packedLayout([4, 5]).isIdentity).toBe(false);
+    expect(packedLayout([9]).isIdentity).toBe(false); // padded to 10, alone as in any batch
   });
 
   it('records offsets, per-segment positions and rejects empty segments', () => {
