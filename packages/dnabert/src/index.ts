@@ -17,3 +17,4 @@ export {
 export { convertDnabert } from './convert-dnabert.js';
 export { dnabertFolderProblem } from './dnabert-folder.js';
 export { dnabertDescriptor } from './dnabert-descriptor.js';
+export { randomDnabertWeights } from './random-dnabert-weights.js';

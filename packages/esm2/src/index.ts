@@ -11,3 +11,4 @@ export { loadEsm2Embedder, createEsm2Embedder, embedderFactory, type Esm2LoadOpt
 export { convertEsm2 } from './convert-esm2.js';
 export { esm2Descriptor } from './esm2-descriptor.js';
 export { writeEsm2Artifact, esm2ArtifactFormat } from './torch-and-tfjs.js';
+export { randomEsm2Weights } from './random-esm2-weights.js';

@@ -1,5 +1,5 @@
-// Random DNABERT weights of a given size (for speed measurements only) and random DNA inputs.
-import { DnabertModel, type DnabertConfig, type DnabertWeights } from '@virnucpro/dnabert';
+// A random DNABERT model of a given size (for speed measurements only; weights from @virnucpro/dnabert) and random DNA inputs.
+import { DnabertModel, randomDnabertWeights, type DnabertConfig } from '@virnucpro/dnabert';
 
 /** Deterministic xorshift32 in [-1, 1). */
 export function seededUniform(seed: number): () => number {
@@ -11,30 +11,6 @@ export function seededUniform(seed: number): () => number {
     s ^= s << 5;
     s >>>= 0;
     return s / 2 ** 31 - 1;
-  };
-}
-
-function filled(n: number, rand: () => number, scale: number, offset = 0): Float32Array {
-  const a = new Float32Array(n);
-  for (let i = 0; i < n; i++) a[i] = offset + scale * rand();
-  return a;
-}
-
-export function randomDnabertWeights(config: DnabertConfig, seed = 1): DnabertWeights {
-  const rand = seededUniform(seed);
-  const { vocabSize: V, hiddenSize: d, intermediateSize: I } = config;
-  const w = (n: number) => filled(n, rand, 0.04);
-  const gain = () => filled(d, rand, 0.1, 1);
-  return {
-    wordEmbeddings: w(V * d),
-    tokenTypeEmbeddings: w(2 * d),
-    embLnGamma: gain(),
-    embLnBeta: w(d),
-    layers: Array.from({ length: config.numLayers }, () => ({
-      wqkv: w(3 * d * d), bqkv: w(3 * d),
-      attnOut: w(d * d), attnOutBias: w(d), attnLnGamma: gain(), attnLnBeta: w(d),
-      gated: w(2 * I * d), mlpOut: w(d * I), mlpOutBias: w(d), mlpLnGamma: gain(), mlpLnBeta: w(d),
-    })),
   };
 }
 

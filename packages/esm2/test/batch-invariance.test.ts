@@ -1,0 +1,52 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend, segmentMean, type BackendName } from '@virnucpro/ops';
+import { describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
+import { describe, expect, it } from 'vitest';
+import { clsId, eosId, Esm2Model, maskId, randomEsm2Weights, type Esm2Config } from '../src/index.js';
+
+// The batch-invariance rule (docs/architecture.md) on the whole ESM-2 forward pass: for a random model shape
+// (odd head counts, hidden sizes off multiples of 8, 1–8 layers) and random proteins (1 residue to the maximum,
+// some with <mask>, which switches the embedding to per-row scales), every protein's last hidden state and mean
+// are the same bytes alone as in full batches at other offsets, reversed, or beside other neighbours.
+const settings: Record<'cpu' | 'wasm', { seeds: number[]; maxHidden: number; maxTokens: number }> = {
+  cpu: { seeds: [1, 2], maxHidden: 96, maxTokens: 60 },
+  wasm: { seeds: [1, 2, 3, 4], maxHidden: 256, maxTokens: 180 },
+};
+
+describe.each(['cpu', 'wasm'] as const)('ESM-2 embeddings are batch-invariant on %s', (backend: BackendName & ('cpu' | 'wasm')) => {
+  const { seeds, maxHidden, maxTokens } = settings[backend];
+  it.each(seeds)('random model shape and proteins, seed %i', async (seed) => {
+    expect(await initBackend(backend)).toBe(backend);
+    const rand = seededRandom(100 + seed);
+    const shape = randomModelShape(rand, { maxHidden, evenHeadSize: true });
+    const config: Esm2Config = {
+      numLayers: randomInt(rand, 1, 8), embedDim: shape.heads * shape.headSize, numHeads: shape.heads, ffnDim: shape.ffn,
+      vocabSize: 33, layerNormEps: 1e-5, tokenDropout: true, name: `random-${seed}`,
+    };
+    const model = new Esm2Model(config, randomEsm2Weights(config, seed));
+    const before = tf.memory().numTensors;
+    const lengths = randomLengths(rand, 7, maxTokens, 3);
+    const proteins = lengths.map((n) => Int32Array.from({ length: n }, (_, j) =>
+      j === 0 ? clsId : j === n - 1 ? eosId : rand() < 0.05 ? maskId : randomInt(rand, 4, 23)));
+    const d = config.embedDim;
+    // One packed call: each protein's hidden rows, then its mean over residues (what meanEmbeddings returns).
+    const embed = async (batch: Int32Array[]) => {
+      const { hidden, layout } = model.forwardPacked(batch);
+      const means = segmentMean(hidden, layout, 1, 1);
+      const [rows, pooled] = [(await hidden.data()) as Float32Array, (await means.data()) as Float32Array];
+      tf.dispose([hidden, means]);
+      const out = batch.map((t, s) => {
+        const item = new Float32Array((t.length + 1) * d);
+        item.set(rows.subarray(layout.offsets[s] * d, layout.offsets[s + 1] * d));
+        item.set(pooled.subarray(s * d, (s + 1) * d), t.length * d);
+        return item;
+      });
+      layout.dispose();
+      return out;
+    };
+    const found = await findBatchDependence(proteins, lengths, embed, rand);
+    model.dispose();
+    expect(describeBatchDependence(found, lengths), `${config.numLayers} layers, ${shape.heads} heads × ${shape.headSize}, ffn ${shape.ffn}`).toBe('');
+    expect(tf.memory().numTensors).toBeLessThanOrEqual(before);
+  });
+});
