@@ -5,15 +5,35 @@
 // `virnucpro predict` runs end to end in seconds on any machine — but the weights are random:
 // the viral/non-viral calls they produce MEAN NOTHING. Use `virnucpro models download` for real models.
 //
-// Usage (after `npm run build`): node tools/make-demo-models.mjs [OUT_DIR]
-// Deterministic: the same script writes the same bytes.
+// Usage (after `npm run build`): node tools/make-demo-models.mjs [OUT_DIR] [--esm L,D,H,FFN] [--dnabert L,D,H,INTER]
+// Deterministic: the same script writes the same bytes. --esm / --dnabert choose other shapes (layers, hidden size,
+// heads, feed-forward width; ESM-2 needs an even head size): the batch-invariance test of `predict` runs models of
+// odd shapes (packages/cli/test/predict-invariance.test.ts). The defaults are the committed demo models.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeSafetensors, float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const out = resolve(process.argv[2] ?? join(root, 'test-data/demo-models'));
+const { positional, shapes } = parseArgs(process.argv.slice(2));
+const out = resolve(positional[0] ?? join(root, 'test-data/demo-models'));
+
+function parseArgs(argv) {
+  const positional = [];
+  const shapes = { esm: [1, 32, 2, 128], dnabert: [1, 32, 2, 64] };
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].replace(/^--/, '');
+    if (!argv[i].startsWith('--')) positional.push(argv[i]);
+    else if (name in shapes) {
+      const values = (argv[++i] ?? '').split(',').map(Number);
+      if (values.length !== 4 || !values.every((v) => Number.isInteger(v) && v > 0)) throw new Error(`--${name}: expected LAYERS,HIDDEN,HEADS,FFN (positive integers), got '${argv[i]}'`);
+      if (values[1] % values[2] !== 0) throw new Error(`--${name}: hidden size ${values[1]} is not a multiple of ${values[2]} heads`);
+      if (name === 'esm' && (values[1] / values[2]) % 2 !== 0) throw new Error(`--esm: head size ${values[1] / values[2]} must be even (rotary)`);
+      shapes[name] = values;
+    } else throw new Error(`unknown option ${argv[i]}`);
+  }
+  return { positional, shapes };
+}
 const tokenizerJson = join(root, 'test-data/demo-models/dnabert-s-demo/tokenizer.json');
 
 // Small deterministic PRNG (mulberry32) + Box-Muller, so the committed files can be regenerated exactly.
@@ -58,9 +78,10 @@ function makeTensors(seed) {
   };
 }
 
-// ---- ESM-2 (fair-esm architecture, HF names): 1 layer, hidden 32, 2 heads, FFN 128, vocab 33 ----
+// ---- ESM-2 (fair-esm architecture, HF names): by default 1 layer, hidden 32, 2 heads, FFN 128, vocab 33 ----
 function esm2(dir) {
-  const d = 32, heads = 2, ffn = 128, layers = 1, vocab = 33;
+  const [layers, d, heads, ffn] = shapes.esm;
+  const vocab = 33;
   const m = makeTensors(1);
   m.embedding('esm.embeddings.word_embeddings.weight', vocab, d);
   const hd = d / heads;
@@ -91,7 +112,8 @@ function esm2(dir) {
 
 // ---- DNABERT-S (MosaicBERT: ALiBi, GeGLU, post-LN; names as in the DNABERT-S checkpoint) ----
 function dnabert(dir) {
-  const d = 32, heads = 2, inter = 64, layers = 1, vocab = 4096;
+  const [layers, d, heads, inter] = shapes.dnabert;
+  const vocab = 4096;
   const m = makeTensors(2);
   m.embedding('embeddings.word_embeddings.weight', vocab, d);
   m.embedding('embeddings.token_type_embeddings.weight', 2, d);
@@ -139,8 +161,9 @@ await esm2(join(out, 'esm2-demo'));
 await dnabert(join(out, 'dnabert-s-demo'));
 const tokDest = join(out, 'dnabert-s-demo/tokenizer.json');
 if (resolve(tokDest) !== resolve(tokenizerJson)) copyFileSync(tokenizerJson, tokDest);
-await mlp(join(out, 'mlp-demo-300.safetensors'), 64, 3);
-await mlp(join(out, 'mlp-demo-500.safetensors'), 64, 4);
+const features = shapes.esm[1] + shapes.dnabert[1];
+await mlp(join(out, 'mlp-demo-300.safetensors'), features, 3);
+await mlp(join(out, 'mlp-demo-500.safetensors'), features, 4);
 writeFileSync(
   join(out, 'models.json'),
   JSON.stringify(
