@@ -1,5 +1,6 @@
 import { koffi, type KoffiLibrary } from './koffi.js';
 import { ONEDNN_INSTALL_HINT, onednnCandidates } from './library-discovery.js';
+import { SignalGuard } from './signal-guard.js';
 
 type Native = (...args: unknown[]) => number;
 
@@ -18,6 +19,7 @@ export class OnednnLibrary {
   private readonly sgemmNative: Native;
   private readonly setThreadsNative: Native | undefined;
   private readonly maxThreadsNative: Native | undefined;
+  private readonly signals = SignalGuard.create();
 
   constructor(readonly path: string, lib: KoffiLibrary) {
     this.sgemmNative = lib.func(
@@ -35,7 +37,8 @@ export class OnednnLibrary {
 
   /** C[M×N] = alpha·op(A)·op(B) + beta·C, row-major, addresses in bytes; throws on a failed status. */
   sgemm(transB: boolean, M: number, Nn: number, K: number, alpha: number, A: number, lda: number, B: number, ldb: number, beta: number, C: number, ldc: number): void {
-    const status = this.sgemmNative(N, transB ? T : N, M, Nn, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    const call = () => this.sgemmNative(N, transB ? T : N, M, Nn, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    const status = this.signals ? this.signals.run(call) : call();
     if (status !== 0) throw new Error(`oneDNN dnnl_sgemm(${M}×${K}·${K}×${Nn}) failed: ${STATUS[status] ?? `status ${status}`}`);
   }
 
