@@ -7,7 +7,6 @@ import { resolvePredictOptions } from '../src/config/resolve-predict-options.js'
 import { loadConfigFile } from '../src/config/load-config-file.js';
 import { defaultConfigYaml } from '../src/config/default-config.js';
 import { UsageError } from '../src/errors.js';
-import { checkPrecisionOption, resolvePrecision } from '../src/config/precision.js';
 
 let dir: string;
 beforeAll(() => {
@@ -24,7 +23,7 @@ describe('predict options: defaults < config file < flags', () => {
     const o = resolvePredictOptions({ input: 'in.fa', 'out-dir': 'out', 'model-type': '300' }, {});
     expect(o.modelType).toBe(300);
     expect(o.length).toBe(300);
-    expect(o.tokenBudget).toBeUndefined(); // the backend's default, decided by predict (default-token-budget.test.ts)
+    expect(o.tokenBudget).toBeUndefined(); // the backend's default, decided by @virnucpro/compute (its token-budget.test.ts)
     expect(o.backend).toBe('auto');
     expect(o.resume).toBe(false);
     expect(o.devices).toEqual([]);
@@ -116,14 +115,6 @@ describe('predict options: --backend cuda and --precision', () => {
     expect(resolvePredictOptions({ config: cfg, backend: 'cpu', precision: 'fp32' }, {}).precision).toBe('fp32');
     const bad = writeConfig('p.yaml', 'precision: half\n');
     expect(() => loadConfigFile(bad)).toThrow(/p.yaml line 1 \(precision\): expected one of fp32, fp16, bf16/);
-  });
-  it('defaults to fp16 on cuda and fp32 on every other backend (auto: whatever it picked)', () => {
-    expect(resolvePrecision('cuda', undefined)).toBe('fp16');
-    for (const backend of ['cpu', 'wasm', 'webgpu', 'tensorflow'] as const) expect(resolvePrecision(backend, undefined)).toBe('fp32');
-    expect(resolvePrecision('cuda', 'fp32')).toBe('fp32');
-    expect(() => resolvePrecision('wasm', 'fp16', ' (picked by --backend auto)')).toThrow(/the wasm backend \(picked by --backend auto\) computes in fp32 only/);
-    expect(() => checkPrecisionOption('auto', 'fp16')).not.toThrow();
-    expect(() => checkPrecisionOption('cpu', 'bf16')).toThrow(UsageError);
   });
 });
 

@@ -7,8 +7,11 @@ export const backendNames = ['cpu', 'wasm', 'onednn', 'webgpu', 'tensorflow', 'c
 
 export type BackendName = (typeof backendNames)[number];
 
-/** Storage precision of float tensors: fp16/bf16 only on `cuda` (default fp16 there); fp32 everywhere else. */
-export const precisionNames = ['fp32', 'fp16', 'bf16'] as const;
+/**
+ * Storage precision of float tensors, every one that has a name here: fp16/bf16/fp8 only on `cuda`, fp32 everywhere.
+ * Which of them a backend offers, and its default, is @virnucpro/compute's to say (its backend table).
+ */
+export const precisionNames = ['fp32', 'fp16', 'bf16', 'fp8'] as const;
 
 export type Precision = (typeof precisionNames)[number];
 

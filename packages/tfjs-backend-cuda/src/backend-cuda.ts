@@ -13,7 +13,7 @@ import { koffi } from './koffi.js';
 import { KernelLibrary, type ArgSignature, type CudaSource } from './kernel-library.js';
 import { findCudaLibraries, type CudaLibraries } from './library-discovery.js';
 import { Nvrtc } from './nvrtc.js';
-import { bytesPerElement, floatStorage, storageDefine, type Precision, type StorageType } from './precision.js';
+import { bytesPerElement, defaultPrecision, floatStorage, storageDefine, type Precision, type StorageType } from './precision.js';
 
 export interface CudaBackendOptions {
   /** Ordinal among the visible devices (CUDA_VISIBLE_DEVICES picks which those are). Default 0. */
@@ -78,7 +78,7 @@ export class CudaBackend extends KernelBackend {
     this.driver.useDevice(ordinal);
     this.stream = this.driver.createStream();
     this.allocator = new CachingAllocator(this.driver);
-    this.precision = options.precision ?? 'fp16';
+    this.precision = options.precision ?? defaultPrecision;
     this.storage = floatStorage(this.precision);
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;

@@ -11,4 +11,4 @@ export { NvrtcError } from './nvrtc.js';
 export { findCudaLibraries, CudaLibrariesNotFoundError, type CudaLibraries, type DiscoveryOptions } from './library-discovery.js';
 export { KernelCache, defaultKernelCacheDir } from './kernel-cache.js';
 export { probeCuda, type CudaProbe } from './probe.js';
-export { type Precision, precisions, isPrecision } from './precision.js';
+export { type Precision, precisions, defaultPrecision, isPrecision } from './precision.js';

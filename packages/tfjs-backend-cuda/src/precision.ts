@@ -1,17 +1,24 @@
 // Precision modes of the backend. tfjs knows only 'float32'; the backend stores every float32 tensor in the
 // storage type of its precision (weights are converted once, when they are written), and its kernels
 // accumulate in fp32 (GEMMs, layer norm, softmax, means) whatever the storage.
-export type Precision = 'fp32' | 'fp16' | 'bf16';
+import type { Precision } from '@virnucpro/ops';
+
+export type { Precision };
 export type StorageType = 'f32' | 'f16' | 'bf16' | 'i32';
 
+/** The precisions this backend computes in (of @virnucpro/ops' Precision), and the one it uses when none is given. */
 export const precisions: readonly Precision[] = ['fp32', 'fp16', 'bf16'];
+export const defaultPrecision: Precision = 'fp16';
 
 export function isPrecision(value: string): value is Precision {
   return (precisions as readonly string[]).includes(value);
 }
 
 export function floatStorage(precision: Precision): StorageType {
-  return precision === 'fp32' ? 'f32' : precision === 'fp16' ? 'f16' : 'bf16';
+  if (precision === 'fp32') return 'f32';
+  if (precision === 'fp16') return 'f16';
+  if (precision === 'bf16') return 'bf16';
+  throw new Error(`the cuda backend does not compute in ${precision} (it offers ${precisions.join(', ')})`);
 }
 
 export function bytesPerElement(storage: StorageType): number {

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
-import { ModelLoadError, UsageError, modelLabel } from '../errors.js';
-import { describeForLog, startComputeBackend } from '../pipeline/compute-backend.js';
+import { describeForLog, planCompute, startCompute } from '@virnucpro/compute';
+import { ModelLoadError, UsageError, asUsageAsync, modelLabel } from '../errors.js';
 import { isOutOfMemory } from '../pipeline/oom-split.js';
 import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
@@ -29,7 +29,8 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
         if (problem) throw new UsageError(problem);
         await withInputFile(given, async (run) => {
           if (model.checksInputFirst) await requireFastaRecords(run.input); // before the model load, which can take a while
-          const compute = await startComputeBackend(run.backend, run.precision);
+          const plan = await asUsageAsync(planCompute({ backend: run.backend, ...(run.precision ? { precision: run.precision } : {}) }));
+          const compute = await startCompute(plan.settings);
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
           // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
           const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { backendNames, precisionNames, type BackendName, type Precision } from '@virnucpro/ops';
-import { checkPrecisionOption } from '../config/precision.js';
-import { UsageError } from '../errors.js';
+import { backendNames, checkPrecisionOption, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
+import { UsageError, asUsage } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 
 /** What differs between the `embed <model>` commands' options: the words, not the options. */
@@ -20,7 +19,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('input', { type: 'string', demandOption: true, describe: texts.input })
     .option('output', { type: 'string', demandOption: true, describe: texts.output })
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
-    .option('precision', { choices: precisionNames, describe: 'float precision: fp16 or bf16 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]' })
+    .option('precision', { choices: precisionChoices, describe: 'float precision: fp16 or bf16 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]' })
     .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
     .option('window', { type: 'number', default: 1024, describe: 'records the packer may hold back to fill batches' })
     .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
@@ -31,7 +30,7 @@ export interface EmbedArgs {
   input: string;
   model: string;
   output: string;
-  backend: BackendName | 'auto';
+  backend: BackendChoice;
   /** As asked for; undefined = the backend's default (fp16 on cuda, fp32 elsewhere). */
   precision?: Precision;
   tokenBudget: number;
@@ -45,9 +44,9 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
   const input = args.input as string;
   const tokenBudget = args['token-budget'] as number;
   const window = args.window as number;
-  const backend = args.backend as BackendName | 'auto';
+  const backend = args.backend as BackendChoice;
   const precision = args.precision as Precision | undefined;
-  checkPrecisionOption(backend, precision);
+  asUsage(() => checkPrecisionOption(backend, precision));
   if (!existsSync(input)) throw new UsageError(`${input}: input FASTA not found`);
   if (!Number.isInteger(tokenBudget) || tokenBudget < 3) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);
   if (!Number.isInteger(window) || window < 1) throw new UsageError(`--window must be a positive integer, got ${window}`);

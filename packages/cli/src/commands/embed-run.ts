@@ -4,7 +4,7 @@ import { readFasta } from '@virnucpro/fasta-stream';
 import type { Embedder } from '@virnucpro/ops';
 import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { UsageError } from '../errors.js';
-import type { ComputeDescription, CudaDeviceSummary } from '../pipeline/compute-backend.js';
+import type { ComputeDescription, CudaDeviceSummary } from '@virnucpro/compute';
 import { embedSplittingOnOom } from '../pipeline/oom-split.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
 

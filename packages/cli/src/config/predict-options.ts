@@ -1,11 +1,11 @@
 // The single table of `virnucpro predict` options. yargs flags, YAML config keys, validation and the
 // commented default config (`virnucpro config init`) are all generated from it, so they cannot drift.
-import { backendNames, precisionNames, type BackendName, type Precision } from '@virnucpro/ops';
+import { backendNames, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
 import type { ShardSpec } from '../sharding/shard-spec.js';
 
-/** `--backend` values: ops' backend names and `auto`. */
+/** `--backend` values: the backend names and `auto` (@virnucpro/compute). */
 export const BACKENDS: readonly BackendChoice[] = ['auto', ...backendNames];
-export type BackendChoice = BackendName | 'auto';
+export type { BackendChoice };
 
 export type OptionKind = 'string' | 'path' | 'integer' | 'boolean' | 'choice' | 'list';
 
@@ -33,7 +33,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'dnabert', kind: 'path', description: 'DNABERT-S model folder with tokenizer.json (default: DNABERT-S in --models-dir)' },
   { key: 'mlp', kind: 'path', description: 'VirNucPro MLP (.pth or .safetensors; default: <model-type>_model.pth in --models-dir)' },
   { key: 'backend', kind: 'choice', choices: BACKENDS, default: 'auto', description: 'compute backend for the embedding models' },
-  { key: 'precision', kind: 'choice', choices: precisionNames, description: 'float precision of the models: fp16 or bf16 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend)' },
+  { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16 or bf16 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend)' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
   { key: 'token-budget', kind: 'integer', min: 16, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS); default 16384 when the models run on cuda, 4096 elsewhere' },
@@ -64,7 +64,7 @@ export interface PredictOptions {
   precision?: Precision;
   devices: string[];
   workers: number;
-  /** As given; undefined: the backend's default (defaultTokenBudget). */
+  /** As given; undefined: the backend's default (@virnucpro/compute's planCompute). */
   tokenBudget?: number;
   packWindow: number;
   checkpointEvery: number;

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import { checkPrecisionOption } from './precision.js';
+import { checkPrecisionOption } from '@virnucpro/compute';
+import { UsageError, asUsage } from '../errors.js';
 import { coerceOption } from './coerce-option.js';
 import { loadConfigFile } from './load-config-file.js';
 import { PREDICT_OPTIONS, camelCase, type PredictOptions } from './predict-options.js';
@@ -41,7 +41,7 @@ export function resolvePredictOptions(flags: Record<string, unknown>, env: NodeJ
   if (!options.input) throw new UsageError('no input: give the FASTA file as the first argument (or `input:` in the config file)');
   if (!options.outDir) throw new UsageError('no output folder: give --out-dir DIR (or `out-dir:` in the config file)');
   if (options.resume && options.force) throw new UsageError('--resume and --force contradict each other: --resume keeps the earlier run, --force discards it');
-  checkPrecisionOption(options.backend, options.precision);
+  asUsage(() => checkPrecisionOption(options.backend, options.precision));
   if (options.length !== options.modelType && !options.mlp) {
     throw new UsageError(`--length ${options.length} with --model-type ${options.modelType}: the ${options.modelType} bp MLP was trained on ${options.modelType} bp chunks; pass --mlp FILE to use a different model deliberately`);
   }

@@ -3,8 +3,8 @@
 // to a device once and comes back as its finished VirNucPro feature [DNABERT-S mean | ESM-2 mean].
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
-import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
-import { gpuUtilization, peakGpuBytes, startComputeBackend, startGpuUtilizationSampling, type ComputeDescription } from './compute-backend.js';
+import { gpuUtilization, peakGpuBytes, startCompute, startGpuUtilizationSampling, type ComputeDescription, type ComputeSettings } from '@virnucpro/compute';
+import type { Embedder } from '@virnucpro/ops';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import { ModelLoadError } from '../errors.js';
@@ -38,15 +38,12 @@ export interface FeaturesModel extends Embedder<FrameItem> {
   counters(): FeaturesCounters;
 }
 
-export interface FeaturesContext {
-  backend?: BackendName | 'auto';
-  /** Precision on cuda (default fp16); fp16/bf16 on another backend is a usage error. */
-  precision?: Precision;
-}
+/** What the worker is told to start: the parent's plan (@virnucpro/compute's planCompute), nothing left to choose. */
+export type FeaturesContext = Pick<ComputeSettings, 'backend' | 'precision'>;
 
-export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: FeaturesContext = {}): Promise<FeaturesModel> {
+export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: FeaturesContext): Promise<FeaturesModel> {
   // The backend (and its precision) once, here; both models load onto it.
-  const compute = await startComputeBackend(ctx.backend ?? 'auto', ctx.precision);
+  const compute = await startCompute({ backend: ctx.backend, precision: ctx.precision });
   // A model that cannot be read is the user's to fix (exit 2), named in one line; running out of GPU memory is not.
   const loadError = (model: 'ESM-2 model' | 'DNABERT-S model', path: string) => (err: unknown) => {
     throw isOutOfMemory(err) ? err : new ModelLoadError(model, path, err);
@@ -133,5 +130,4 @@ async function bothOrFirstError<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A,
 }
 
 /** The runtime's factory signature: (options, ctx) → Embedder. */
-export const featuresWorkerFactory = (options: unknown, ctx: { backend: BackendName | 'auto'; precision?: Precision }) =>
-  createFeaturesModel(options as FeaturesWorkerOptions, ctx);
+export const featuresWorkerFactory = (options: unknown, ctx: FeaturesContext) => createFeaturesModel(options as FeaturesWorkerOptions, ctx);

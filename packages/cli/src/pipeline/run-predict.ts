@@ -6,15 +6,14 @@ import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmpt
 import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, ThreadedMlp } from '@virnucpro/consensus';
 import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
-import { resolveAutoBackend, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
+import { runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
+import { defaultTokenBudget, planCompute, type ComputeDescription, type ComputePlan } from '@virnucpro/compute';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
-import { ModelLoadError, UsageError, modelLoadMessageIn } from '../errors.js';
+import { ModelLoadError, UsageError, asUsageAsync, modelLoadMessageIn } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
-import { resolvePrecision } from '../config/precision.js';
-import { AUTO_NOTE, type ComputeDescription } from './compute-backend.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
@@ -28,7 +27,6 @@ import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-f
 import { workerEventWarning } from '../progress/worker-events.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
 import { shardSummary } from '../sharding/shard-summary.js';
-import { defaultTokenBudget } from '../config/default-token-budget.js';
 
 export const RUN_SUMMARY_FILE = 'run_summary.json';
 export const CHECKPOINT_DIR = '.checkpoints';
@@ -86,7 +84,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     await counting;
     throw err;
   };
-  const tokenBudget = options.tokenBudget ?? (await defaultTokenBudget(options.backend));
+  // The budget planCompute will choose (the same CUDA probe decides `auto`): the summary names it from the start.
+  const tokenBudget = options.tokenBudget ?? defaultTokenBudget(options.backend);
   const summary = new RunSummaryBuilder({
     input: inputName,
     chunkLength: options.length,
@@ -109,7 +108,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   }
   // An existing folder we cannot write into fails now, in one line, rather than at the first output file.
   await access(options.outDir, constants.W_OK).catch((err: unknown) => afterInputCheck(outDirError(options.outDir, err)));
-  const poolStarting = startFeaturePool(options, models).catch(async (err: unknown) => {
+  const poolStarting = startFeaturePool(options, models, mlpThreads).catch(async (err: unknown) => {
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     // A worker that could not read a model reports it as text: the same one line and exit 2 as in-process.
     const modelLoad = err instanceof Error && !(err instanceof UsageError) ? modelLoadMessageIn(err.message) : undefined;
@@ -213,7 +212,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     });
     const run = runEmbedding<FrameItem>({
       items: frames,
-      pack: { tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
+      pack: { tokenBudget: pool.plan.tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
       // Results wait up to a window for their turn (restoreOrder) and then for the MLP: with the runtime's
       // default (2 windows) the next window could not be read while the consumer caught up, and the GPU ran
       // dry every few seconds (H100, 100K frames: 0.4–0.8 s gaps, pool empty each time). Frames are small and
@@ -318,13 +317,12 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
  * worker thread of this process. The thread keeps the model's compute off the main thread, so signals,
  * checkpoint timers and progress run on time, through the same pool code as worker processes.
  */
-async function startFeaturePool(options: PredictOptions, models: { esm: string; dnabert: string }): Promise<{ pool: WorkerPool<FrameItem>; compute: ComputeDescription }> {
+async function startFeaturePool(
+  options: PredictOptions,
+  models: { esm: string; dnabert: string },
+  threads: number | undefined,
+): Promise<{ pool: WorkerPool<FrameItem>; compute: ComputeDescription; plan: ComputePlan }> {
   const model = { module: fileURLToPath(new URL('./features-worker.js', import.meta.url)), export: 'featuresWorkerFactory', options: models };
-  if (!usesWorkerProcesses(options)) {
-    // The runtime's in-process mode: the thread's model resolves `auto` and the precision itself.
-    const pool = await startPool<FrameItem>({ model, backend: options.backend, ...(options.precision ? { precision: options.precision } : {}), thread: true });
-    return { pool, compute: computeOf(pool.telemetry(), { backend: 'cpu', precision: 'fp32' }) };
-  }
   const devices = options.devices.map((d) => {
     const n = Number(d);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
@@ -333,20 +331,21 @@ async function startFeaturePool(options: PredictOptions, models: { esm: string; 
   // Refused before any GPU is looked for: the same answer on a machine with or without one.
   const twice = devices.find((n, i) => devices.indexOf(n) !== i);
   if (twice !== undefined) throw new UsageError(`--devices: GPU ${twice} is listed twice (one worker per GPU; --workers N runs N on each)`);
-  // `auto` for worker processes: decided without starting a GPU backend here (runtime's resolveAutoBackend).
-  const backend = options.backend === 'auto' ? await resolveAutoBackend() : options.backend;
-  if (devices.length > 0 && (backend === 'cpu' || backend === 'wasm' || backend === 'onednn')) {
-    throw new UsageError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers N for N worker processes)`);
-  }
-  const precision = resolvePrecision(backend, options.precision, options.backend === 'auto' && backend !== 'cuda' ? AUTO_NOTE : '');
-  const pool = await startPool<FrameItem>({
-    model,
-    backend,
-    precision,
-    devices: devices.length ? devices : undefined,
-    workers: options.workers > 0 ? options.workers : undefined,
-  });
-  return { pool, compute: computeOf(pool.telemetry(), { backend, precision }) };
+  // `auto`, the precision and the devices, decided here once without starting a backend; each worker starts that.
+  const plan = await asUsageAsync(
+    planCompute({
+      backend: options.backend,
+      ...(options.precision ? { precision: options.precision } : {}),
+      devices,
+      workers: options.workers,
+      ...(options.tokenBudget !== undefined ? { tokenBudget: options.tokenBudget } : {}),
+      ...(threads !== undefined ? { threads } : {}),
+    }),
+  );
+  const { backend, precision } = plan.settings;
+  // No devices: the runtime's in-process mode, the models on a worker thread of this process.
+  const pool = await startPool<FrameItem>({ model, backend, precision, ...(plan.devices ? { resolvedDevices: plan.devices } : { thread: true }) });
+  return { pool, compute: computeOf(pool.telemetry(), { backend, precision }), plan };
 }
 
 /** --devices or --workers N: worker processes; otherwise the default mode, the models in a thread of this process. */

@@ -1,4 +1,4 @@
-import type { CudaDeviceSummary } from '../pipeline/compute-backend.js';
+import type { CudaDeviceSummary } from '@virnucpro/compute';
 import type { ShardSummary } from '../sharding/shard-summary.js';
 
 /** What `run_summary.json` holds: the telemetry of one predict run. */

@@ -1,12 +1,9 @@
-// The one module that starts the tfjs backend the embedding models run on: in predict's worker processes,
-// in-process with --workers 0, and for `virnucpro embed`. It imports @virnucpro/tfjs-backend-cuda
-// statically (which only registers the `cuda` backend; nothing touches a GPU until tfjs creates it) so a
-// bundled build includes the backend.
-import '@virnucpro/tfjs-backend-cuda';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
-import { probeCuda, type CudaBackend } from '@virnucpro/tfjs-backend-cuda';
-import { checkPrecisionOption, resolvePrecision } from '../config/precision.js';
+import type { BackendName } from '@virnucpro/ops';
+import type { CudaBackend } from '@virnucpro/tfjs-backend-cuda';
+import { backends, type ComputeSettings } from './backends.js';
+import { firstLine } from './first-line.js';
+import { defaultPrecision } from './precision.js';
 
 /** What `(tf.backend() as CudaBackend).describe()` says about the GPU and its libraries, for run summaries. */
 export interface CudaDeviceSummary {
@@ -21,44 +18,37 @@ export interface CudaDeviceSummary {
 }
 
 /** The backend a model runs on, as a run summary records it. */
-export interface ComputeDescription {
-  backend: BackendName;
-  precision: Precision;
+export interface ComputeDescription extends Omit<ComputeSettings, 'threads'> {
   /** Only on `cuda`. */
   cuda?: CudaDeviceSummary;
 }
 
-/** How a precision error explains a backend that `auto` picked. */
-export const AUTO_NOTE = ' (picked by --backend auto: no usable CUDA GPU here; --backend cuda says why)';
-
-/** `--backend cuda` where it cannot run: no driver, GPU or CUDA libraries (the message says what was looked for, where). */
-export class CudaUnavailableError extends Error {
-  override readonly name = 'CudaUnavailableError';
-}
-
 /**
- * Starts `requested` (or the first that works, for `auto`) with `precision` on cuda, then checks the
- * precision against the backend it got. A backend that cannot start throws an error saying why; for cuda,
- * what was looked for and where.
+ * Starts the backend of `settings` in this process (or thread): a worker's first step, or a one-process
+ * command's after planCompute. Nothing is probed or chosen here (`auto` was resolved in the parent); a
+ * backend that cannot start throws an error saying why. Models then load onto it.
  */
-export async function startComputeBackend(requested: BackendName | 'auto', precision?: Precision): Promise<ComputeDescription> {
-  checkPrecisionOption(requested, precision);
-  if (requested === 'cuda') {
-    // Asked first, so the answer keeps its lines (initBackend folds it into one).
-    const probe = probeCuda();
-    if (!probe.ok) throw new CudaUnavailableError(`--backend cuda cannot run here: ${probe.reason}`);
+export async function startCompute(settings: ComputeSettings): Promise<ComputeDescription> {
+  const { backend } = settings;
+  // PROD: no debug checks or console banners (the cpu backend otherwise advertises tfjs-node).
+  tf.env().set('PROD', true);
+  if (tf.getBackend() !== backend || !tf.findBackend(backend)) {
+    try {
+      await backends[backend].load(settings);
+      if (!(await tf.setBackend(backend))) throw new Error(`tf.setBackend('${backend}') failed`);
+      await tf.ready();
+    } catch (error) {
+      throw new Error(`Cannot start tfjs backend '${backend}' (${backend}: ${firstLine(error)})`);
+    }
   }
-  const backend = await initBackend(requested, precision ? { precision } : {});
-  if (requested === 'auto') resolvePrecision(backend, precision, AUTO_NOTE);
   return describeComputeBackend(backend);
 }
 
 /** Backend, precision and (on cuda) GPU and library versions of the current tfjs backend. */
 export function describeComputeBackend(backend: BackendName = tf.getBackend() as BackendName): ComputeDescription {
-  if (backend !== 'cuda') return { backend, precision: 'fp32' };
   // Duck-typed: a second copy of the cuda package would fail an instanceof check.
   const instance = tf.backend() as unknown as Partial<Pick<CudaBackend, 'describe'>>;
-  if (typeof instance.describe !== 'function') return { backend, precision: resolvePrecision(backend, undefined) };
+  if (backend !== 'cuda' || typeof instance.describe !== 'function') return { backend, precision: defaultPrecision(backend) };
   const d = instance.describe();
   return {
     backend,

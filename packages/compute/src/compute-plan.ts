@@ -1,0 +1,69 @@
+import type { Precision } from '@virnucpro/ops';
+import { DeviceSelectionError, resolveDevices, type DeviceInfo } from '@virnucpro/runtime';
+import { backends, type ComputeSettings } from './backends.js';
+import { cudaProbe } from './cuda-probe.js';
+import { AUTO_NOTE, ComputeSettingError, resolvePrecision } from './precision.js';
+import { resolveBackend, type BackendAttempt, type BackendChoice } from './resolve-backend.js';
+import { tokenBudgetFor } from './token-budget.js';
+
+/** The user's compute flags, as given. */
+export interface ComputeRequest {
+  backend: BackendChoice;
+  precision?: Precision;
+  /** `--devices 0,2`: GPU numbers (GPU backends only). */
+  devices?: number[];
+  /** Worker processes: CPU backends = total count; GPU backends = per device. 0 or absent: no worker processes. */
+  workers?: number;
+  /** `--token-budget`, if given. */
+  tokenBudget?: number;
+  /** CPU threads (a CPU backend's GEMMs, the MLP), if given. */
+  threads?: number;
+  /** Hears why `auto` skipped each backend it passed. */
+  onAttempt?: (attempt: BackendAttempt) => void;
+}
+
+/** What the flags mean on this machine: everything concrete. */
+export interface ComputePlan {
+  /** What each worker starts (startCompute). */
+  settings: ComputeSettings;
+  /** One per worker process (`--devices`/`--workers`), or undefined: the models in this process (a worker thread). */
+  devices?: DeviceInfo[];
+  tokenBudget: number;
+}
+
+/**
+ * Turns the flags into a plan, once, in the parent: `auto` resolved (resolveBackend), the precision checked
+ * against the backend and defaulted, the devices of the worker processes listed (cuda's from the same probe
+ * that resolved it), the token budget chosen for the backend. Refusals say which flag is wrong.
+ */
+export async function planCompute(request: ComputeRequest): Promise<ComputePlan> {
+  const requestedDevices = request.devices ?? [];
+  const workerProcesses = requestedDevices.length > 0 || (request.workers ?? 0) > 0;
+  if (request.backend === 'cuda' && workerProcesses) {
+    // The same probe, refused as the device list it was asked for.
+    const probe = cudaProbe();
+    if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
+  }
+  const backend = await resolveBackend(request.backend, request.onAttempt);
+  if (requestedDevices.length > 0 && backends[backend].runsOn === 'cpu') {
+    throw new ComputeSettingError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers N for N worker processes)`);
+  }
+  const precision = resolvePrecision(backend, request.precision, request.backend === 'auto' && backend !== 'cuda' ? AUTO_NOTE : '');
+  const settings: ComputeSettings = { backend, precision, ...(request.threads !== undefined ? { threads: request.threads } : {}) };
+  const devices = workerProcesses
+    ? await resolveDevices({
+        backend,
+        devices: requestedDevices.length ? requestedDevices : undefined,
+        workers: (request.workers ?? 0) > 0 ? request.workers : undefined,
+        discover: { cudaDriver: cudaDriverDevices },
+      })
+    : undefined;
+  return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend) };
+}
+
+/** The GPUs of the cuda probe (the driver's ordinals, in nvidia-smi's order). */
+async function cudaDriverDevices(): Promise<{ ordinal: number; name: string }[]> {
+  const probe = cudaProbe();
+  if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
+  return probe.devices.map((d) => ({ ordinal: d.ordinal, name: d.name }));
+}

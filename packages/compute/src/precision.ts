@@ -1,0 +1,46 @@
+import type { BackendName, Precision } from '@virnucpro/ops';
+import { backends } from './backends.js';
+
+/**
+ * A setting the user gave that cannot work (a precision the backend does not compute in): the CLI says it in
+ * one line and exits 2 (its `code`).
+ */
+export class ComputeSettingError extends Error {
+  override readonly name = 'ComputeSettingError';
+  readonly code = 'BAD_INPUT';
+}
+
+/** How an error explains a backend that `auto` picked. */
+export const AUTO_NOTE = ' (picked by --backend auto: no usable CUDA GPU here; --backend cuda says why)';
+
+/** `--precision`'s choices: every precision some backend of this build computes in. */
+export const precisionChoices: readonly Precision[] = [...new Set(Object.values(backends).flatMap((b) => b.precisions))];
+
+/** The one default: the backend's own (fp16 on cuda, fp32 on every other backend). */
+export function defaultPrecision(backend: BackendName): Precision {
+  return backends[backend].defaultPrecision;
+}
+
+/**
+ * The precision `backend` computes in: what was asked for, else its default. A precision it does not offer is a
+ * ComputeSettingError (`autoNote` explains how `auto` got there).
+ */
+export function resolvePrecision(backend: BackendName, requested: Precision | undefined, autoNote = ''): Precision {
+  const { precisions } = backends[backend];
+  if (requested === undefined) return defaultPrecision(backend);
+  if (precisions.includes(requested)) return requested;
+  if (precisions.length > 1) {
+    throw new ComputeSettingError(`--precision ${requested}: the ${backend} backend${autoNote} computes in ${precisions.join(', ')} only`);
+  }
+  throw new ComputeSettingError(
+    `--precision ${requested} needs --backend cuda; the ${backend} backend${autoNote} computes in ${precisions.join(', ')} only (drop --precision, or use --precision ${precisions[0]})`,
+  );
+}
+
+/**
+ * Checks `--precision` against `--backend` as typed (before anything loads). With `auto` the check waits
+ * until the backend is known (planCompute).
+ */
+export function checkPrecisionOption(backend: BackendName | 'auto', precision: Precision | undefined): void {
+  if (backend !== 'auto') resolvePrecision(backend, precision);
+}

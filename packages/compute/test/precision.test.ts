@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { ComputeSettingError, checkPrecisionOption, defaultPrecision, precisionChoices, resolvePrecision } from '../src/index.js';
+
+describe('precision: one default, checked against the backend', () => {
+  it('defaults to fp16 on cuda and fp32 on every other backend (auto: whatever it picked)', () => {
+    expect(resolvePrecision('cuda', undefined)).toBe('fp16');
+    expect(defaultPrecision('cuda')).toBe('fp16');
+    for (const backend of ['cpu', 'wasm', 'webgpu', 'tensorflow'] as const) expect(resolvePrecision(backend, undefined)).toBe('fp32');
+    expect(resolvePrecision('cuda', 'fp32')).toBe('fp32');
+    expect(() => resolvePrecision('wasm', 'fp16', ' (picked by --backend auto)')).toThrow(/the wasm backend \(picked by --backend auto\) computes in fp32 only/);
+    expect(() => checkPrecisionOption('auto', 'fp16')).not.toThrow();
+    expect(() => checkPrecisionOption('cpu', 'bf16')).toThrow(ComputeSettingError);
+  });
+
+  it("offers, as choices, the precisions some backend computes in; fp8 only once cuda computes in it", () => {
+    expect(precisionChoices).toEqual(['fp32', 'fp16', 'bf16']);
+    expect(() => resolvePrecision('cpu', 'fp8')).toThrow(/--precision fp8 needs --backend cuda; the cpu backend computes in fp32 only/);
+    expect(() => resolvePrecision('cuda', 'fp8')).toThrow(/--precision fp8: the cuda backend computes in fp32, fp16, bf16 only/);
+  });
+});
