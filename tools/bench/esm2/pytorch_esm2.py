@@ -4,7 +4,11 @@ transformers' EsmModel in fp16 with SDPA attention, batches of real VirNucPro-li
 (padded per batch, as the original tool batches), tokens/s counted on real tokens only. Prints JSON.
   python3 tools/bench/esm2/pytorch_esm2.py --size 3B --token-budgets 4096,8192,16384,32768 --length-sets 52:101:167
 Each length set (tokens incl. BOS/EOS, cycled; sets separated by ':') is sorted by length and run at every budget
-after one model load; the JSON lists every run and the best budget per set.
+after one model load; the JSON lists every run and the best budget per set, for each of --modes:
+  eager    the model as loaded;
+  compile  torch.compile(model, dynamic=True) (default mode: what a PyTorch user adds in one line); its compilation
+           (the first calls, which also warm every later shape) is timed apart, as compileSeconds, and the timed
+           batches run after it ("compile-max-autotune" = mode="max-autotune-no-cudagraphs", if it compiles in time).
 """
 import argparse, json, time, datetime
 import torch
@@ -19,6 +23,7 @@ p.add_argument("--length-sets", default=None)
 p.add_argument("--sequences", type=int, default=512)
 p.add_argument("--lengths", default="101,167")  # tokens incl. BOS/EOS, as bench-esm2.ts (99/165 residues)
 p.add_argument("--dtype", default="float16")
+p.add_argument("--modes", default="eager,compile")
 args = p.parse_args()
 layers, d, heads = SIZES[args.size]
 config = EsmConfig(vocab_size=33, hidden_size=d, num_hidden_layers=layers, num_attention_heads=heads, intermediate_size=4 * d,
@@ -49,11 +54,13 @@ def make(batch):
         ids[i, 1:n - 1] = torch.randint(4, 24, (n - 2,), generator=g)
         mask[i, :n] = 1
     return ids.cuda(), mask.cuda()
-def run(seq_lens, budget):
+def run(model, seq_lens, budget):
     batches = batches_for(seq_lens, budget)
     data = [make(b) for b in batches]
     with torch.inference_mode():
-        for ids, mask in data[:2]:
+        # Warm-up: the first two batches and the last (the shortest batch shape of a sorted set), so that a
+        # compiled model has met the shapes it will see before the clock starts.
+        for ids, mask in data[:2] + data[-1:]:
             model(input_ids=ids, attention_mask=mask)
         torch.cuda.synchronize()
         t0 = time.perf_counter()
@@ -68,14 +75,30 @@ def run(seq_lens, budget):
             "paddedTokens": sum(max(b) * len(b) for b in batches), "seconds": round(sec, 3), "tokensPerSecond": round(real / sec)}
 budgets = [int(x) for x in (args.token_budgets or str(args.token_budget)).split(",")]
 sets = [[int(x) for x in s.split(",")] for s in (args.length_sets or args.lengths).split(":")]
-runs = []
-for lengths in sets:
-    seq_lens = [lengths[i % len(lengths)] for i in range(args.sequences)]
-    for budget in budgets:
-        runs.append(run(seq_lens, budget))
-        print(json.dumps(runs[-1]), file=__import__("sys").stderr)
-best = {",".join(map(str, l)): max((r for r in runs if r["lengths"] == sorted(set(l))), key=lambda r: r["tokensPerSecond"]) for l in sets}
+modes = {}
+for mode in args.modes.split(","):
+    compile_seconds = None
+    if mode == "eager":
+        m = model
+    else:
+        kind = {"compile": "default", "compile-max-autotune": "max-autotune-no-cudagraphs"}[mode]
+        m = torch.compile(model, dynamic=True, mode=kind)
+        # Compilation happens at the first call; dynamic=True makes one graph serve every batch shape.
+        ids, mask = make([sets[0][0]] * 4)
+        t0 = time.perf_counter()
+        with torch.inference_mode():
+            m(input_ids=ids, attention_mask=mask)
+        torch.cuda.synchronize()
+        compile_seconds = round(time.perf_counter() - t0, 1)
+        print(json.dumps({"mode": mode, "compileSeconds": compile_seconds}), file=__import__("sys").stderr)
+    runs = []
+    for lengths in sets:
+        seq_lens = [lengths[i % len(lengths)] for i in range(args.sequences)]
+        for budget in budgets:
+            runs.append(run(m, seq_lens, budget))
+            print(json.dumps({"mode": mode, **runs[-1]}), file=__import__("sys").stderr)
+    best = {",".join(map(str, l)): max((r for r in runs if r["lengths"] == sorted(set(l))), key=lambda r: r["tokensPerSecond"]) for l in sets}
+    modes[mode] = {"compileSeconds": compile_seconds, "runs": runs, "best": best, "tokensPerSecond": max(r["tokensPerSecond"] for r in runs)}
 print(json.dumps({"date": datetime.datetime.utcnow().isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
-                  "size": args.size, "dtype": args.dtype, "attention": "sdpa", "sequences": args.sequences, "runs": runs, "best": best,
-                  "tokensPerSecond": max(r["tokensPerSecond"] for r in runs),
+                  "size": args.size, "dtype": args.dtype, "attention": "sdpa", "sequences": args.sequences, "modes": modes,
                   "parameters": sum(p.numel() for p in model.parameters())}))
