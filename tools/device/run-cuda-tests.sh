@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cuda backend's GPU checks, in one device call: the package's GPU test suite (every kernel against the
-# composite kernels on cpu, in fp32, fp16 and bf16) and ESM-2 parity against the PyTorch fixtures (fp32 at the
-# CPU tolerances; fp16/bf16 mean cosine ≥ 0.9999), for the three checkpoint layouts.
+# composite kernels on cpu, in fp32, fp16, bf16 and fp8) and ESM-2 parity against the PyTorch fixtures (fp32 at the
+# CPU tolerances; fp16/bf16 mean cosine ≥ 0.9999), for the three checkpoint layouts (fp8's accuracy is measured on
+# the 3B architecture instead: tools/bench/esm2/fp8-accuracy-esm2.ts).
 # Here:  bash ../shared/device/pack.sh && bash tools/device/bundle.sh packages/tfjs-backend-cuda/gpu-test/kernels.gpu.ts tools/bench/esm2/parity-esm2.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-cuda-tests.sh
 set -uo pipefail
@@ -10,12 +11,12 @@ mkdir -p "$out"
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 status=0
-# The three precisions run side by side (their time goes mostly to the cpu reference kernels).
-for p in fp32 fp16 bf16; do
+# The four precisions run side by side (their time goes mostly to the cpu reference kernels).
+for p in fp32 fp16 bf16 fp8; do
   timeout 400 node .bundle/kernels.gpu.mjs --precision "$p" > "$out/kernels-$p.txt" 2>&1 &
 done
 for job in $(jobs -p); do wait "$job" || status=1; done
-for p in fp32 fp16 bf16; do echo "== kernels $p"; grep -v '^ok' "$out/kernels-$p.txt"; done
+for p in fp32 fp16 bf16 fp8; do echo "== kernels $p"; grep -v '^ok' "$out/kernels-$p.txt"; done
 for p in fp32 fp16 bf16; do
   for model in test-data/esm2 test-data/esm2/fair_esm.pt test-data/esm2/pytorch_model.bin; do
     echo "== parity $p $model"

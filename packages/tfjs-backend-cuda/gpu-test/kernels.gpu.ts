@@ -1,20 +1,24 @@
 // The package's GPU test suite (needs an NVIDIA GPU; CI has none): every cuda kernel against the composite
 // kernels of @virnucpro/ops on tfjs' cpu backend, on seeded random inputs and edge cases, in one precision.
-//   node kernels.gpu.mjs --precision fp32|fp16|bf16        (tools/device/run-cuda-tests.sh runs all three)
+//   node kernels.gpu.mjs --precision fp32|fp16|bf16|fp8     (tools/device/run-cuda-tests.sh runs all four)
+// fp8 runs every check of bf16 (its storage), the linear layers against the same arithmetic on the cpu with inputs
+// and weights rounded to E4M3 (src/fp8.ts), and the quantisation kernels byte for byte against src/fp8.ts.
 // Prints one line per case and ends with "N passed, M failed"; exits 1 on any failure.
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { embedding, geglu, halfToFloat, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
-import '../src/index.js';
+import { type CudaBackend } from '../src/index.js';
+import '../src/index.js'; // registers the cuda backend (the line above is types only)
+import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
 
 const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' } } });
 const precision = args.precision as Precision;
 // Largest |cuda − reference| allowed, relative to the reference's largest |value|. Inputs are rounded to the
 // storage type first, so both sides see the same values and the difference is the kernels' own (fp32 math
 // throughout, outputs and softmax probabilities rounded to the storage type).
-const tolerances: Partial<Record<Precision, number>> = { fp32: 2e-5, fp16: 3e-3, bf16: 2.5e-2 };
+const tolerances: Partial<Record<Precision, number>> = { fp32: 2e-5, fp16: 3e-3, bf16: 2.5e-2, fp8: 2.5e-2 };
 const tolerance = tolerances[precision] ?? Number.NaN; // NaN: every case fails, saying so (no tolerance set for it)
 
 /** Rounds fp32 values to the storage type (round to nearest even), as an upload to the backend does. */
@@ -49,11 +53,14 @@ async function run(backend: string, build: () => tf.Tensor): Promise<Float32Arra
 
 let passed = 0;
 let failed = 0;
-async function check(name: string, build: () => tf.Tensor, tol = tolerance): Promise<void> {
+/** cuda's `build` against cpu's `reference()` (default the same build), asked for after the cuda run. */
+async function check(name: string, build: () => tf.Tensor, tol = tolerance, reference?: () => { build: () => tf.Tensor; tol: number }): Promise<void> {
   const started = performance.now();
   try {
-    const want = await run('cpu', build);
     const got = await run('cuda', build);
+    const ref = reference?.() ?? { build, tol };
+    tol = ref.tol;
+    const want = await run('cpu', ref.build);
     if (want.length !== got.length) throw new Error(`length ${got.length}, expected ${want.length}`);
     let maxRef = 0;
     let maxErr = 0;
@@ -73,17 +80,117 @@ async function check(name: string, build: () => tf.Tensor, tol = tolerance): Pro
 }
 
 const backend = await initBackend('cuda', { precision });
+const cuda = tf.backend() as CudaBackend;
+
+/** Rows (or, perColumn, the columns) of a row-major matrix rounded to E4M3 with their own scales, as fp32 values. */
+function e4m3Rounded(values: Float32Array, rows: number, cols: number, perColumn = false): Float32Array {
+  const out = new Float32Array(values.length);
+  const lines = perColumn ? cols : rows;
+  const length = perColumn ? rows : cols;
+  const at = (line: number, j: number) => (perColumn ? j * cols + line : line * cols + j);
+  for (let line = 0; line < lines; line++) {
+    const { bits, scale } = quantizeE4M3(Array.from({ length }, (_, j) => values[at(line, j)]));
+    bits.forEach((b, j) => (out[at(line, j)] = Math.fround(e4m3ToNumber(b) * scale)));
+  }
+  return out;
+}
+
+/**
+ * A linear layer's check. fp8: against the cpu computing on E4M3-rounded x (per row) and W (per output channel),
+ * and with fc1's GELU output rounded per row as the cuda kernel leaves it, when cuda ran the shape as an FP8 GEMM.
+ */
+async function checkLinear(name: string, [n, i, o]: number[], x: Float32Array, w: Float32Array, b: Float32Array | undefined, options: { activation?: 'gelu'; residual?: Float32Array } = {}): Promise<void> {
+  const build = (xv: Float32Array, wv: Float32Array) => () => linear(tf.tensor2d(xv, [n, i]), tf.tensor2d(wv, [i, o]), b && tf.tensor1d(b),
+    { ...(options.activation ? { activation: options.activation } : {}), ...(options.residual ? { residual: tf.tensor2d(options.residual, [n, o]) } : {}) });
+  if (precision !== 'fp8') return check(name, build(x, w));
+  return check(`${name} fp8`, build(x, w), tolerance, () => {
+    const key = `${n}:${i}:${o}:${b !== undefined}:${options.residual !== undefined && !options.activation}`;
+    const mode = cuda.describe().fp8?.gemms[key];
+    const reference = mode === undefined || mode === 'bf16' ? build(x, w) : build(e4m3Rounded(x, n, i), e4m3Rounded(w, i, o, true));
+    // fc1's output is rounded to E4M3 per row (for an fc2 in fp8): a bf16 rounding of the GEMM output can move a value
+    // across an E4M3 rounding boundary (one E4M3 step, ≤ 2⁻⁴ of a row's largest value), hence the wider tolerance.
+    if (options.activation && !options.residual && o % 16 === 0) {
+      return { build: () => { const y = reference(); return tf.tensor2d(e4m3Rounded(y.dataSync() as Float32Array, n, o), [n, o]); }, tol: 0.075 };
+    }
+    return { build: reference, tol: tolerance };
+  });
+}
 console.log(`backend ${backend}, precision ${precision}`);
 
 // Linear: bias, GELU epilogue, fused residual.
 // 3×45: an output size no 16-byte word divides (the scalar GELU); the others take the vectorised one.
 for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512], [4099, 64, 3 * 64]]) {
   const x = random(n * i); const w = random(i * o, -0.2, 0.2); const b = random(o); const r = random(n * o);
-  await check(`linear ${n}×${i}·${i}×${o} +bias`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b)));
-  await check(`linear ${n}×${i}·${i}×${o} no bias`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o])));
-  await check(`linear ${n}×${i}·${i}×${o} +bias gelu`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { activation: 'gelu' }));
-  await check(`linear ${n}×${i}·${i}×${o} +bias +residual`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { residual: tf.tensor2d(r, [n, o]) }));
-  await check(`linear ${n}×${i}·${i}×${o} gelu +residual`, () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b), { activation: 'gelu', residual: tf.tensor2d(r, [n, o]) }));
+  const shape = [n, i, o];
+  await checkLinear(`linear ${n}×${i}·${i}×${o} +bias`, shape, x, w, b);
+  await checkLinear(`linear ${n}×${i}·${i}×${o} no bias`, shape, x, w, undefined);
+  await checkLinear(`linear ${n}×${i}·${i}×${o} +bias gelu`, shape, x, w, b, { activation: 'gelu' });
+  await checkLinear(`linear ${n}×${i}·${i}×${o} +bias +residual`, shape, x, w, b, { residual: r });
+  await checkLinear(`linear ${n}×${i}·${i}×${o} gelu +residual`, shape, x, w, b, { activation: 'gelu', residual: r });
+}
+
+if (precision === 'fp8') {
+  // The quantisation kernels byte for byte against src/fp8.ts: rows (16-byte words and not), a zero row, weights.
+  for (const [n, d] of [[5, 64], [3, 45], [2, 2560]]) {
+    const x = random(n * d, -3, 3);
+    x.fill(0, d, 2 * d);
+    const t = tf.tensor2d(x, [n, d]);
+    const rows = cuda.fp8Rows({ dataId: t.dataId, shape: [n, d], dtype: 'float32' });
+    const weight = cuda.fp8Weight({ dataId: t.dataId, shape: [n, d], dtype: 'float32' }); // as W [inner = n, cols = d]
+    const bytes = new Uint8Array(n * d); const scales = new Float32Array(n);
+    const wBytes = new Uint8Array(n * d); const wScales = new Float32Array(d);
+    cuda.driver.copyDtoH(bytes, rows.data, n * d, cuda.stream);
+    cuda.driver.copyDtoH(scales, rows.scales, n * 4, cuda.stream);
+    cuda.driver.copyDtoH(wBytes, weight.data, n * d, cuda.stream);
+    cuda.driver.copyDtoH(wScales, weight.scales, d * 4, cuda.stream);
+    cuda.driver.synchronize(cuda.stream);
+    t.dispose();
+    let bad = 0;
+    for (let r = 0; r < n; r++) {
+      const want = quantizeE4M3(x.subarray(r * d, (r + 1) * d));
+      if (want.scale !== scales[r]) bad++;
+      want.bits.forEach((q, j) => { if (bytes[r * d + j] !== q) bad++; });
+    }
+    for (let c = 0; c < d; c++) {
+      const want = quantizeE4M3(Array.from({ length: n }, (_, k) => x[k * d + c]));
+      if (want.scale !== wScales[c]) bad++;
+      want.bits.forEach((q, k) => { if (wBytes[c * n + k] !== q) bad++; });
+    }
+    console.log(`${bad === 0 ? 'ok  ' : 'FAIL'} fp8 quantisation ${n}×${d}: rows and weight channels as src/fp8.ts (${bad} bytes or scales differ)`);
+    if (bad === 0) passed++; else failed++;
+  }
+  // A block's chain: layer norm (writes fp8 rows) → fc1 + GELU (writes fc2's fp8 rows) → fc2 + residual.
+  {
+    const [n, d, f] = [37, 256, 1024];
+    const x = random(n * d, -2, 2); const g = random(d, 0.5, 1.5); const be = random(d);
+    const w1 = random(d * f, -0.1, 0.1); const b1 = random(f); const w2 = random(f * d, -0.05, 0.05); const b2 = random(d);
+    const cudaChain = () => {
+      const h = tf.tensor2d(x, [n, d]);
+      const a = layerNorm(h, tf.tensor1d(g), tf.tensor1d(be), 1e-5);
+      return linear(linear(a, tf.tensor2d(w1, [d, f]), tf.tensor1d(b1), { activation: 'gelu' }), tf.tensor2d(w2, [f, d]), tf.tensor1d(b2), { residual: h });
+    };
+    // The cpu side rounds what the cuda side ran in fp8 (per the GEMM modes it recorded and the layers kept bf16).
+    const chainReference = () => {
+      const gemms = cuda.describe().fp8?.gemms ?? {};
+      const fc1Fp8 = ![undefined, 'bf16'].includes(gemms[`${n}:${d}:${f}:true:false`]) && !cuda.fp8Bf16Layers.has('fc1');
+      const fc2Fp8 = ![undefined, 'bf16'].includes(gemms[`${n}:${f}:${d}:true:true`]) && !cuda.fp8Bf16Layers.has('fc2');
+      const geluFp8 = !cuda.fp8Bf16Layers.has('fc2');
+      return {
+        build: () => {
+          const h = tf.tensor2d(x, [n, d]);
+          const a = layerNorm(h, tf.tensor1d(g), tf.tensor1d(be), 1e-5);
+          const a8 = fc1Fp8 ? tf.tensor2d(e4m3Rounded(a.dataSync() as Float32Array, n, d), [n, d]) : a;
+          const u = linear(a8, tf.tensor2d(fc1Fp8 ? e4m3Rounded(w1, d, f, true) : w1, [d, f]), tf.tensor1d(b1), { activation: 'gelu' });
+          const u8 = geluFp8 ? tf.tensor2d(e4m3Rounded(u.dataSync() as Float32Array, n, f), [n, f]) : u;
+          return linear(u8, tf.tensor2d(fc2Fp8 ? e4m3Rounded(w2, f, d, true) : w2, [f, d]), tf.tensor1d(b2), { residual: h });
+        },
+        // fc1's output rounded to E4M3 on both sides from values one bf16 rounding apart: see checkLinear.
+        tol: geluFp8 ? 0.075 : tolerance,
+      };
+    };
+    await check('fp8 chain layerNorm → fc1 gelu → fc2 +residual', cudaChain, tolerance, chainReference);
+    console.log(`fp8 GEMMs: ${JSON.stringify(cuda.describe().fp8)}`);
+  }
 }
 
 // Weights given as fp16 / bf16 bits (halfToFloat: the cuda kernel converts them on the GPU; cpu widens on the host).

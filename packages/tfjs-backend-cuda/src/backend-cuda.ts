@@ -2,9 +2,10 @@
 // kernels compiled by NVRTC, GEMMs by cuBLASLt. Float32 tensors are stored in the precision's storage type.
 import { DataStorage, engine, KernelBackend, type BackendTimingInfo, type BackendValues, type DataId, type DataType, type TensorInfo } from '@tensorflow/tfjs-core';
 import { CachingAllocator } from './caching-allocator.js';
-import { CublasLt } from './cublaslt.js';
+import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand } from './cublaslt.js';
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
+import { fp8Source } from './cuda/fp8.js';
 import { hostTrace } from './host-trace.js';
 import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
 import { KernelCache } from './kernel-cache.js';
@@ -13,7 +14,7 @@ import { koffi } from './koffi.js';
 import { KernelLibrary, type ArgSignature, type CudaSource } from './kernel-library.js';
 import { findCudaLibraries, type CudaLibraries } from './library-discovery.js';
 import { Nvrtc } from './nvrtc.js';
-import { bytesPerElement, defaultPrecision, floatStorage, storageDefine, type Precision, type StorageType } from './precision.js';
+import { bytesPerElement, defaultPrecision, elementsPerWord, floatStorage, storageDefine, type Precision, type StorageType } from './precision.js';
 
 export interface CudaBackendOptions {
   /** Ordinal among the visible devices (CUDA_VISIBLE_DEVICES picks which those are). Default 0. */
@@ -34,6 +35,23 @@ export interface CudaBackendDescription {
   cublasLtVersion: number;
   precision: Precision;
   libraries: { cuda: string; cublasLt: string; nvrtc: string; includeDir: string };
+  /** fp8 only: how each GEMM shape ran (`inner→cols`: an Fp8GemmMode, or 'bf16' where cuBLASLt had no FP8 algorithm) and the roles kept in bf16. */
+  fp8?: { gemms: Record<string, Fp8GemmMode | 'bf16'>; bf16Layers: Fp8LayerRole[] };
+}
+
+/**
+ * Which linear layer a GEMM is, as the fp8 path tells them apart (by where its input comes from): `qkv` = input
+ * written by a layer norm, no activation; `fc1` = input from a layer norm, GELU after; `fc2` = input written by
+ * fc1's GELU epilogue; `out` = any other input (the attention output), quantised by a row pass of its own.
+ */
+export type Fp8LayerRole = 'qkv' | 'out' | 'fc1' | 'fc2';
+export const fp8LayerRoles: readonly Fp8LayerRole[] = ['qkv', 'out', 'fc1', 'fc2'];
+
+/** A tensor's rows as E4M3 bytes with one scale per row, written by the kernel that produced the tensor. */
+export interface Fp8Rows extends Fp8Operand {
+  cols: number;
+  /** The kernel that wrote them: a layer norm, fc1's GELU epilogue, or a quantisation pass of its own. */
+  source: 'norm' | 'gelu' | 'pass';
 }
 
 export interface TensorData {
@@ -43,6 +61,12 @@ export interface TensorData {
   storage: StorageType;
   dtype: DataType;
   refCount: number;
+  /** fp8: the same rows as E4M3 (the input of an FP8 GEMM). */
+  fp8?: Fp8Rows;
+  /** fp8: `ptr` was never written; the tensor's values are its fp8 rows, turned into T on first use (see ptr()). */
+  stale?: boolean;
+  /** fp8: this weight [inner, cols] quantised per output channel and transposed, made on first use as a weight. */
+  fp8Weight?: Fp8Operand;
 }
 
 const WORKSPACE_BYTES = 64 * 2 ** 20;
@@ -65,6 +89,11 @@ export class CudaBackend extends KernelBackend {
   private profiler: KernelProfiler | undefined;
   private utilization: GpuUtilizationSampler | undefined;
   private storage: StorageType;
+  /** fp8: the linear layers that stay in bf16 ($VIRNUCPRO_FP8_BF16_LAYERS, a comma list of Fp8LayerRole; tools may change it). */
+  fp8Bf16Layers: Set<Fp8LayerRole>;
+  /** fp8: accumulate FP8 products in the tensor cores' faster, less exact way ($VIRNUCPRO_FP8_FAST_ACCUM=1). */
+  fp8FastAccum: boolean;
+  private readonly fp8Gemms = new Map<string, Fp8GemmMode | 'bf16'>();
 
   constructor(options: CudaBackendOptions = {}) {
     super();
@@ -80,6 +109,8 @@ export class CudaBackend extends KernelBackend {
     this.allocator = new CachingAllocator(this.driver);
     this.precision = options.precision ?? defaultPrecision;
     this.storage = floatStorage(this.precision);
+    this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
+    this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM === '1';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
@@ -108,6 +139,11 @@ export class CudaBackend extends KernelBackend {
     } finally {
       this.storage = previous;
     }
+  }
+
+  /** True while linear layers run as FP8 GEMMs: precision fp8, outside withFullPrecision. */
+  get fp8Active(): boolean {
+    return this.precision === 'fp8' && this.storage === 'bf16';
   }
 
   storageOf(dtype: DataType): StorageType {
@@ -174,7 +210,99 @@ export class CudaBackend extends KernelBackend {
     if (d.storage !== this.storage && d.storage !== 'i32') {
       throw new Error(`cuda backend: a tensor stored as ${d.storage} is used where kernels compute in ${this.storage} (mixing tensors made inside and outside withFullPrecision)`);
     }
+    this.materialise(d);
     return d.ptr;
+  }
+
+  /** Writes a stale tensor's T data from its fp8 rows (a tensor only an FP8 GEMM was expected to read). */
+  private materialise(d: TensorData): void {
+    if (!d.stale || !d.fp8) return;
+    d.stale = false;
+    this.launchIn(d.storage, fp8Source, 'dequantize_rows', [], blocks(d.size), [THREADS, 1, 1], 0, 'pppli', d.fp8.data, d.fp8.scales, d.ptr, d.size, d.fp8.cols);
+  }
+
+  // ---- fp8 --------------------------------------------------------------------------------------
+
+  /** Gives the tensor (rows × cols) fp8 rows to be written by the kernel about to run, and returns them. */
+  attachFp8(info: TensorInfo, rows: number, cols: number, source: Fp8Rows['source']): Fp8Rows {
+    const d = this.tensorData(info.dataId);
+    if (d.fp8) this.releaseFp8(d.fp8);
+    d.fp8 = { data: this.allocator.alloc(Math.max(16, rows * cols)), scales: this.allocator.alloc(Math.max(16, rows * 4)), cols, source };
+    return d.fp8;
+  }
+
+  /** Marks the tensor's T data as not written: its fp8 rows hold its values (see materialise). */
+  markStale(info: TensorInfo): void {
+    this.tensorData(info.dataId).stale = true;
+  }
+
+  /** Where the tensor's fp8 rows came from, if it has any of `cols` columns. */
+  fp8SourceOf(info: TensorInfo, cols: number): Fp8Rows['source'] | undefined {
+    const fp8 = this.tensorData(info.dataId).fp8;
+    return fp8 && fp8.cols === cols ? fp8.source : undefined;
+  }
+
+  /** The tensor [rows, cols] as fp8 rows: those its producer wrote, else one quantisation pass (kept with the tensor). */
+  fp8Rows(info: TensorInfo): Fp8Rows {
+    const [rows, cols] = info.shape;
+    const d = this.tensorData(info.dataId);
+    if (d.fp8 && d.fp8.cols === cols) return d.fp8;
+    const x = this.ptr(info);
+    const fp8 = this.attachFp8(info, rows, cols, 'pass');
+    const words = cols % elementsPerWord(this.storage) === 0;
+    this.launch(fp8Source, words ? 'quantize_rows_vec' : 'quantize_rows', [], [rows, 1, 1], [THREADS, 1, 1], 0, 'pppippp', x, fp8.data, fp8.scales, cols, 0, 0, 0);
+    return fp8;
+  }
+
+  /** The weight [inner, cols] as E4M3 [cols, inner] with one scale per output channel, quantised on first use and kept. */
+  fp8Weight(info: TensorInfo): Fp8Operand {
+    const d = this.tensorData(info.dataId);
+    if (d.fp8Weight) return d.fp8Weight;
+    const [inner, cols] = info.shape;
+    const w = this.ptr(info);
+    const q = { data: this.allocator.alloc(Math.max(16, inner * cols)), scales: this.allocator.alloc(Math.max(16, cols * 4)) };
+    this.launch(fp8Source, 'weight_column_scales', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'ppii', w, q.scales, inner, cols);
+    this.launch(fp8Source, 'weight_quantize_transposed', [], [Math.ceil(cols / 32), Math.ceil(inner / 32), 1], [32, 8, 1], 0, 'pppii', w, q.scales, q.data, inner, cols);
+    d.fp8Weight = q;
+    return q;
+  }
+
+  /**
+   * Y = X·W (+bias) (+residual) as an FP8 GEMM (see CublasLt.matmulFp8), in the best mode cuBLASLt accepts for the
+   * shape. What the mode leaves out (Fp8GemmMode) our epilogue kernel does, unless `callerFinishes`: then the caller
+   * applies it in a kernel it runs anyway (fc1's GELU). Undefined when there is no FP8 algorithm for the shape: the
+   * caller runs the bf16 GEMM.
+   */
+  gemmFp8(rows: number, inner: number, cols: number, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, callerFinishes = false): Fp8GemmMode | undefined {
+    const shape = { rows, inner, cols, bias: bias !== undefined, storage: this.storage };
+    const key = `${rows}:${inner}:${cols}:${bias !== undefined}:${residual !== undefined}`;
+    const known = this.fp8Gemms.get(key);
+    if (known === 'bf16') return undefined;
+    const run = (mode: Fp8GemmMode) => this.blas.matmulFp8(mode, shape, x, w, y, bias, residual, this.stream, this.fp8FastAccum);
+    let mode = known;
+    if (mode) {
+      const chosen = mode;
+      const label = `gemm-fp8 ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}`;
+      const ok = this.profiler ? this.profiler.around(label, () => run(chosen)) : run(chosen);
+      if (!ok) throw new Error(`cuBLASLt refused an FP8 GEMM (${key}, ${mode}) it had accepted before`);
+    } else {
+      mode = fp8GemmModes.find((m) => run(m));
+      this.fp8Gemms.set(key, mode ?? 'bf16');
+      if (!mode) return undefined;
+    }
+    if (mode !== 'fused' && !callerFinishes) {
+      const scales = mode === 'unscaled';
+      const vec = elementsPerWord(this.storage);
+      const args = [y, scales ? x.scales : 0, scales ? w.scales : 0, bias ?? 0, residual ?? 0] as const;
+      if (cols % vec === 0) this.launch(fp8Source, 'fp8_epilogue_vec', [], [rows, Math.ceil(cols / vec / 128), 1], [128, 1, 1], 0, 'pppppi', ...args, cols);
+      else this.launch(fp8Source, 'fp8_epilogue', [], blocks(rows * cols), [THREADS, 1, 1], 0, 'pppppli', ...args, rows * cols, cols);
+    }
+    return mode;
+  }
+
+  private releaseFp8(fp8: Fp8Operand): void {
+    this.allocator.release(fp8.data);
+    this.allocator.release(fp8.scales);
   }
 
   override refCount(dataId: DataId): number {
@@ -195,6 +323,8 @@ export class CudaBackend extends KernelBackend {
     d.refCount--;
     if (!force && d.refCount > 0) return false;
     this.allocator.release(d.ptr);
+    if (d.fp8) this.releaseFp8(d.fp8);
+    if (d.fp8Weight) this.releaseFp8(d.fp8Weight);
     this.data.delete(dataId);
     return true;
   }
@@ -205,6 +335,7 @@ export class CudaBackend extends KernelBackend {
 
   override readSync(dataId: DataId): BackendValues {
     const d = this.tensorData(dataId);
+    this.materialise(d);
     const host = d.storage === 'i32' ? new Int32Array(d.size) : new Float32Array(d.size);
     if (d.size === 0) return this.hostValues(host, d.dtype);
     const src = this.asFloat32OrInt(d);
@@ -217,6 +348,7 @@ export class CudaBackend extends KernelBackend {
 
   override async read(dataId: DataId): Promise<BackendValues> {
     const d = this.tensorData(dataId);
+    this.materialise(d);
     const bytes = d.size * 4;
     if (d.size === 0) return this.hostValues(d.storage === 'i32' ? new Int32Array(0) : new Float32Array(0), d.dtype);
     const src = this.asFloat32OrInt(d);
@@ -345,6 +477,7 @@ export class CudaBackend extends KernelBackend {
       cublasLtVersion: this.blas.version,
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
+      ...(this.precision === 'fp8' ? { fp8: { gemms: Object.fromEntries([...this.fp8Gemms].map(([k, m]) => [k, m])), bf16Layers: [...this.fp8Bf16Layers] } } : {}),
     };
   }
 
@@ -382,6 +515,14 @@ export class CudaBackend extends KernelBackend {
     this.driver.synchronize(this.stream);
     hostTrace()?.stop();
   }
+}
+
+function parseFp8Layers(value: string | undefined): Set<Fp8LayerRole> {
+  const roles = (value ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '');
+  for (const r of roles) {
+    if (!(fp8LayerRoles as readonly string[]).includes(r)) throw new Error(`VIRNUCPRO_FP8_BF16_LAYERS: '${r}' is not one of ${fp8LayerRoles.join(', ')}`);
+  }
+  return new Set(roles as Fp8LayerRole[]);
 }
 
 /** Grid of 1-D blocks covering n elements. */

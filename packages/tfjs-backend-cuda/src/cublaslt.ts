@@ -6,11 +6,20 @@ import type { StorageType } from './precision.js';
 
 // Enum values from cublasLt.h / cublas_api.h / library_types.h.
 const CUDA_R = { f32: 0, f16: 2, bf16: 14 } as const;
+const CUDA_R_8F_E4M3 = 28;
 const COMPUTE_32F = 68;
 const DESC_TRANSA = 3;
 const DESC_TRANSB = 4;
 const DESC_EPILOGUE = 7;
 const DESC_BIAS_POINTER = 8;
+const DESC_A_SCALE_POINTER = 17;
+const DESC_B_SCALE_POINTER = 18;
+const DESC_FAST_ACCUM = 25;
+const DESC_BIAS_DATA_TYPE = 26;
+const DESC_A_SCALE_MODE = 31;
+const DESC_B_SCALE_MODE = 32;
+const SCALE_OUTER_VEC_32F = 3;
+const OP_T = 1;
 const EPILOGUE_DEFAULT = 1;
 const EPILOGUE_BIAS = 4;
 const PREF_MAX_WORKSPACE_BYTES = 1;
@@ -27,6 +36,21 @@ export interface GemmShape {
   bias: boolean;
   /** Storage type of X, W, bias, residual and Y. */
   storage: StorageType;
+}
+
+/**
+ * How an FP8 GEMM of one shape runs, best first: `fused` = cuBLASLt applies the per-channel weight scales and
+ * per-row activation scales (outer-vector scaling, cuBLASLt ≥ 12.9 on Hopper), the bias and the residual;
+ * `scaled` = the scales in cuBLASLt, bias and residual in our epilogue kernel; `unscaled` = a plain FP8 GEMM, all of
+ * it in our epilogue. Chosen once per shape (the first that cuBLASLt accepts).
+ */
+export type Fp8GemmMode = 'fused' | 'scaled' | 'unscaled';
+export const fp8GemmModes: readonly Fp8GemmMode[] = ['fused', 'scaled', 'unscaled'];
+
+/** An FP8 operand: E4M3 bytes and one fp32 scale per row (activations) or per output channel (weights). */
+export interface Fp8Operand {
+  data: DevicePtr;
+  scales: DevicePtr;
 }
 
 interface Plan {
@@ -79,7 +103,7 @@ export class CublasLt {
     return out[0];
   }
 
-  private setDesc(desc: bigint, attribute: number, value: Uint32Array | BigUint64Array): void {
+  private setDesc(desc: bigint, attribute: number, value: Uint8Array | Uint32Array | BigUint64Array): void {
     this.check('cublasLtMatmulDescSetAttribute', this.fn.cublasLtMatmulDescSetAttribute(desc, attribute, value, value.byteLength));
   }
 
@@ -100,6 +124,90 @@ export class CublasLt {
       this.handle, plan.desc, this.alpha, w, plan.a, x, plan.b, beta, c, plan.d, y, plan.d, plan.algo,
       this.workspace.ptr, this.workspace.bytes, stream,
     ));
+  }
+
+  /**
+   * Y[r, c] = xScale[r]·wScale[c]·Σₖ x8[r, k]·w8[c, k] (+ bias[c])
+   * (+ residual[r, c]), fp32 accumulation: X8 [rows, inner] and W8 [cols, inner] row-major E4M3 (both K-major, the
+   * "TN" layout FP8 needs). In `mode`; returns false when cuBLASLt has no algorithm for it (or refuses the call).
+   * What the mode leaves out (see Fp8GemmMode) the caller applies.
+   */
+  matmulFp8(mode: Fp8GemmMode, shape: GemmShape, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, stream: Handle, fastAccum: boolean): boolean {
+    const plan = this.planFp8(mode, shape, fastAccum);
+    if (!plan) return false;
+    if (mode !== 'unscaled') {
+      this.pointer[0] = BigInt(w.scales);
+      this.setDesc(plan.desc, DESC_A_SCALE_POINTER, this.pointer);
+      this.pointer[0] = BigInt(x.scales);
+      this.setDesc(plan.desc, DESC_B_SCALE_POINTER, this.pointer);
+    }
+    const fused = mode === 'fused';
+    if (fused && shape.bias) {
+      this.pointer[0] = BigInt(bias!);
+      this.setDesc(plan.desc, DESC_BIAS_POINTER, this.pointer);
+    }
+    const withResidual = fused && residual !== undefined;
+    const status = this.fn.cublasLtMatmul(
+      this.handle, plan.desc, this.alpha, w.data, plan.a, x.data, plan.b, withResidual ? this.betaOne : this.beta, withResidual ? residual : y, plan.d, y, plan.d,
+      plan.algo, this.workspace.ptr, this.workspace.bytes, stream,
+    ) as number;
+    return status === 0;
+  }
+
+  private readonly fp8Plans = new Map<string, Plan | null>();
+
+  private planFp8(mode: Fp8GemmMode, shape: GemmShape, fastAccum: boolean): Plan | null {
+    const key = `${mode}:${shape.rows}:${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}:${fastAccum}`;
+    const known = this.fp8Plans.get(key);
+    if (known !== undefined) return known;
+    let plan: Plan | null = null;
+    // An older cuBLASLt rejects the attributes it does not know (outer-vector scales came in 12.9): no plan then.
+    if (shape.storage === 'bf16' || shape.storage === 'f16') try {
+      const type = CUDA_R[shape.storage];
+      const desc = this.out('cublasLtMatmulDescCreate', COMPUTE_32F, CUDA_R.f32);
+      this.u32[0] = OP_T;
+      this.setDesc(desc, DESC_TRANSA, this.u32);
+      this.u32[0] = OP_N;
+      this.setDesc(desc, DESC_TRANSB, this.u32);
+      this.u32[0] = mode === 'fused' && shape.bias ? EPILOGUE_BIAS : EPILOGUE_DEFAULT;
+      this.setDesc(desc, DESC_EPILOGUE, this.u32);
+      this.setDesc(desc, DESC_FAST_ACCUM, Uint8Array.of(fastAccum ? 1 : 0)); // an int8_t attribute: 4 bytes are refused
+      // The heuristic checks that the pointers it is told about are set; any aligned device address works here.
+      this.pointer[0] = BigInt(this.workspace.ptr);
+      if (mode === 'fused' && shape.bias) {
+        this.u32[0] = type;
+        this.setDesc(desc, DESC_BIAS_DATA_TYPE, this.u32);
+        this.setDesc(desc, DESC_BIAS_POINTER, this.pointer);
+      }
+      if (mode !== 'unscaled') {
+        this.u32[0] = SCALE_OUTER_VEC_32F;
+        this.setDesc(desc, DESC_A_SCALE_MODE, this.u32);
+        this.setDesc(desc, DESC_B_SCALE_MODE, this.u32);
+        this.setDesc(desc, DESC_A_SCALE_POINTER, this.pointer);
+        this.setDesc(desc, DESC_B_SCALE_POINTER, this.pointer);
+      }
+      const a = this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, shape.cols, shape.inner);
+      const b = this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, shape.rows, shape.inner);
+      const d = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, shape.rows, shape.cols);
+      const algo = this.heuristic(desc, a, b, d);
+      if (algo) plan = { desc, a, b, d, algo };
+    } catch {
+      plan = null;
+    }
+    this.fp8Plans.set(key, plan);
+    return plan;
+  }
+
+  /** The algorithm cuBLASLt's heuristic ranks first, or undefined when it has none. */
+  private heuristic(desc: bigint, a: bigint, b: bigint, d: bigint): Buffer | undefined {
+    const pref = this.out('cublasLtMatmulPreferenceCreate');
+    const wsBytes = new BigUint64Array([BigInt(this.workspace.bytes)]);
+    this.check('cublasLtMatmulPreferenceSetAttribute', this.fn.cublasLtMatmulPreferenceSetAttribute(pref, PREF_MAX_WORKSPACE_BYTES, wsBytes, 8));
+    const results = Buffer.alloc(HEURISTIC_RESULT_BYTES);
+    const returned = new Int32Array(1);
+    const status = this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, d, d, pref, 1, results, returned) as number;
+    if (status !== 0 || returned[0] < 1 || results.readInt32LE(72) !== 0) return undefined;
+    return Buffer.from(results.subarray(0, 64));
   }
 
   private plan(shape: GemmShape): Plan {

@@ -2,7 +2,7 @@
 import './register.js';
 
 export { setCudaBackendOptions } from './register.js';
-export { CudaBackend, type CudaBackendOptions, type CudaBackendDescription, type TensorData } from './backend-cuda.js';
+export { CudaBackend, fp8LayerRoles, type CudaBackendOptions, type CudaBackendDescription, type Fp8LayerRole, type TensorData } from './backend-cuda.js';
 export { type KernelTime } from './kernel-profiler.js';
 export { type UtilizationTotals } from './gpu-utilization.js';
 export { CudaOutOfMemoryError } from './caching-allocator.js';
@@ -12,3 +12,4 @@ export { findCudaLibraries, CudaLibrariesNotFoundError, type CudaLibraries, type
 export { KernelCache, defaultKernelCacheDir } from './kernel-cache.js';
 export { probeCuda, type CudaProbe } from './probe.js';
 export { type Precision, precisions, defaultPrecision, isPrecision } from './precision.js';
+export { e4m3Max, e4m3Scale, e4m3ToNumber, numberToE4M3, quantizeE4M3 } from './fp8.js';

@@ -15,13 +15,14 @@ export class KernelProfiler {
   constructor(private readonly driver: CudaDriver, private readonly stream: Handle) {}
 
   /** Runs `launch` between two events, filed under `name`. */
-  around(name: string, launch: () => void): void {
+  around<T>(name: string, launch: () => T): T {
     const start = this.driver.createEvent(true);
     const end = this.driver.createEvent(true);
     this.driver.record(start, this.stream);
-    launch();
+    const result = launch();
     this.driver.record(end, this.stream);
     this.pending.push({ name, start, end });
+    return result;
   }
 
   /** Waits for the recorded work and returns the time per kernel name, largest first. */

@@ -1,13 +1,15 @@
 // Precision modes of the backend. tfjs knows only 'float32'; the backend stores every float32 tensor in the
 // storage type of its precision (weights are converted once, when they are written), and its kernels
-// accumulate in fp32 (GEMMs, layer norm, softmax, means) whatever the storage.
+// accumulate in fp32 (GEMMs, layer norm, softmax, means) whatever the storage. fp8 stores tensors in bf16 and runs
+// the linear layers as FP8 (E4M3) GEMMs: weights quantised once per output channel, activations per row by the
+// kernel that writes them (see kernels/linear.ts).
 import type { Precision } from '@virnucpro/ops';
 
 export type { Precision };
 export type StorageType = 'f32' | 'f16' | 'bf16' | 'i32';
 
 /** The precisions this backend computes in (of @virnucpro/ops' Precision), and the one it uses when none is given. */
-export const precisions: readonly Precision[] = ['fp32', 'fp16', 'bf16'];
+export const precisions: readonly Precision[] = ['fp32', 'fp16', 'bf16', 'fp8'];
 export const defaultPrecision: Precision = 'fp16';
 
 export function isPrecision(value: string): value is Precision {
@@ -17,7 +19,7 @@ export function isPrecision(value: string): value is Precision {
 export function floatStorage(precision: Precision): StorageType {
   if (precision === 'fp32') return 'f32';
   if (precision === 'fp16') return 'f16';
-  if (precision === 'bf16') return 'bf16';
+  if (precision === 'bf16' || precision === 'fp8') return 'bf16'; // fp8: bf16 between the FP8 GEMMs
   throw new Error(`the cuda backend does not compute in ${precision} (it offers ${precisions.join(', ')})`);
 }
 

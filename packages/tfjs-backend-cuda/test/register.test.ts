@@ -28,11 +28,13 @@ describe('registration', () => {
 
 describe('precision', () => {
   it('maps precisions to storage types, CUDA defines and 16-byte word sizes', () => {
-    expect(precisions).toEqual(['fp32', 'fp16', 'bf16']);
+    expect(precisions).toEqual(['fp32', 'fp16', 'bf16', 'fp8']);
     expect(isPrecision('fp16')).toBe(true);
-    expect(isPrecision('fp8')).toBe(false);
+    expect(isPrecision('fp8')).toBe(true);
+    expect(isPrecision('int8')).toBe(false);
     expect(floatStorage('fp32')).toBe('f32');
     expect(floatStorage('bf16')).toBe('bf16');
+    expect(floatStorage('fp8')).toBe('bf16');
     expect(storageDefine('f16')).toBe('-DVNP_F16');
     expect(elementsPerWord('f16')).toBe(8);
     expect(elementsPerWord('f32')).toBe(4);

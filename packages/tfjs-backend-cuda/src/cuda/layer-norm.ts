@@ -1,4 +1,5 @@
 import type { CudaSource } from '../kernel-library.js';
+import { fp8Helpers } from './fp8.js';
 
 /**
  * LayerNorm, one block per row: the row is held in shared memory as fp32, mean and then the biased
@@ -6,7 +7,7 @@ import type { CudaSource } from '../kernel-library.js';
  */
 export const layerNormSource: CudaSource = {
   name: 'layer_norm',
-  code: String.raw`
+  code: fp8Helpers + String.raw`
 __device__ float blockSum(float v, float* scratch) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -32,8 +33,10 @@ extern "C" __global__ void layer_norm(const T* x, const T* gamma, const T* beta,
   for (int i = threadIdx.x; i < d; i += blockDim.x) yr[i] = fromF((row[i] - mean) * rstd * toF(gamma[i]) + toF(beta[i]));
 }
 // Rows of d = VEC·words ≤ 1024·VEC: each thread keeps one 16-byte word of the row in registers (no shared
-// row, one load and one store per element), same two-pass fp32 statistics.
-extern "C" __global__ void layer_norm_vec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps) {
+// row, one load and one store per element), same two-pass fp32 statistics. FP8: the row is also written as e4m3
+// bytes with the row's own scale (its largest |y| in fp32 / 448), the input of an FP8 GEMM, at no extra pass.
+template <bool FP8>
+__device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps, unsigned char* q, float* qScale) {
   __shared__ float scratch[32];
   const int words = d / VEC, w = threadIdx.x;
   const bool active = w < words;
@@ -55,14 +58,26 @@ extern "C" __global__ void layer_norm_vec(const T* x, const T* gamma, const T* b
     for (int k = 0; k < VEC; k++) { float c = v[k] - mean; sq += c * c; }
   }
   const float rstd = rsqrtf(blockSum(sq, scratch) / d + eps);
-  if (!active) return;
-  uint4 gv = reinterpret_cast<const uint4*>(gamma)[w], bv = reinterpret_cast<const uint4*>(beta)[w], ov;
-  const T* g = reinterpret_cast<const T*>(&gv);
-  const T* b = reinterpret_cast<const T*>(&bv);
-  T* o = reinterpret_cast<T*>(&ov);
-  #pragma unroll
-  for (int k = 0; k < VEC; k++) o[k] = fromF((v[k] - mean) * rstd * toF(g[k]) + toF(b[k]));
-  reinterpret_cast<uint4*>(y + (long long)blockIdx.x * d)[w] = ov;
+  float amax = 0.f;
+  if (active) {
+    uint4 gv = reinterpret_cast<const uint4*>(gamma)[w], bv = reinterpret_cast<const uint4*>(beta)[w], ov;
+    const T* g = reinterpret_cast<const T*>(&gv);
+    const T* b = reinterpret_cast<const T*>(&bv);
+    T* o = reinterpret_cast<T*>(&ov);
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) { v[k] = (v[k] - mean) * rstd * toF(g[k]) + toF(b[k]); o[k] = fromF(v[k]); amax = fmaxf(amax, fabsf(v[k])); }
+    reinterpret_cast<uint4*>(y + (long long)blockIdx.x * d)[w] = ov;
+  }
+  if (!FP8) return;
+  const float s = e4m3Scale(blockMax(amax, scratch));
+  if (active) storeE4M3Word(q + (long long)blockIdx.x * d + w * VEC, v, s);
+  if (w == 0) qScale[blockIdx.x] = s;
+}
+extern "C" __global__ void layer_norm_vec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps) {
+  layerNormVec<false>(x, gamma, beta, y, d, eps, nullptr, nullptr);
+}
+extern "C" __global__ void layer_norm_vec_fp8(const T* x, const T* gamma, const T* beta, T* y, int d, float eps, unsigned char* q, float* qScale) {
+  layerNormVec<true>(x, gamma, beta, y, d, eps, q, qScale);
 }
 `,
 };

@@ -18,8 +18,15 @@ export const layerNormConfig: KernelConfig = {
     const vec = elementsPerWord(cuda.floatStorage);
     const words = d / vec;
     if (d % vec === 0 && words <= 1024) {
-      // One 16-byte word per thread, the row in registers.
-      cuda.launch(layerNormSource, 'layer_norm_vec', [], [rows, 1, 1], [32 * Math.ceil(words / 32), 1, 1], 0, 'ppppif', ...args);
+      // One 16-byte word per thread, the row in registers. fp8: also the row's e4m3 bytes and scale, the input of
+      // the FP8 GEMM that follows (qkv or fc1), unless both of those stay bf16.
+      const block: [number, number, number] = [32 * Math.ceil(words / 32), 1, 1];
+      if (cuda.fp8Active && d % 16 === 0 && !(cuda.fp8Bf16Layers.has('qkv') && cuda.fp8Bf16Layers.has('fc1'))) {
+        const q = cuda.attachFp8(y, rows, d, 'norm');
+        cuda.launch(layerNormSource, 'layer_norm_vec_fp8', [], [rows, 1, 1], block, 0, 'ppppifpp', ...args, q.data, q.scales);
+      } else {
+        cuda.launch(layerNormSource, 'layer_norm_vec', [], [rows, 1, 1], block, 0, 'ppppif', ...args);
+      }
     } else {
       const threads = Math.min(1024, Math.max(32, 32 * Math.ceil(Math.min(d, 256) / 32)));
       cuda.launch(layerNormSource, 'layer_norm', [], [rows, 1, 1], [threads, 1, 1], d * 4, 'ppppif', ...args);

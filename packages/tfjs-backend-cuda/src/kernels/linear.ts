@@ -1,13 +1,18 @@
 import { type KernelConfig, type KernelFunc, type TensorInfo } from '@tensorflow/tfjs-core';
 import { VnpLinear, type VnpLinearAttrs } from '@virnucpro/ops';
-import { blocks, type CudaBackend } from '../backend-cuda.js';
+import { blocks, type CudaBackend, type Fp8LayerRole } from '../backend-cuda.js';
 import { elementwiseSource } from '../cuda/elementwise.js';
+import { fp8Source } from '../cuda/fp8.js';
 import { elementsPerWord } from '../precision.js';
 
 /**
  * y = act(x·W + b) + residual: one cuBLASLt GEMM with the bias epilogue and the residual as C (β = 1),
  * then the erf GELU in place (cuBLASLt's GELU epilogue is the tanh approximation). With both a GELU and a
  * residual (no model does this) the residual is added after the GELU by a separate kernel.
+ *
+ * fp8: the GEMM is FP8 E4M3 (fp32 accumulation, bf16 out) on the input's fp8 rows — written by the layer norm that
+ * produced x, or by fc1's GELU epilogue, else by a quantisation pass — and the weight quantised once per output
+ * channel; after fc1 the GELU kernel writes fc2's fp8 rows (with their per-row scales) instead of bf16.
  */
 export const linearConfig: KernelConfig = {
   kernelName: VnpLinear,
@@ -21,10 +26,24 @@ export const linearConfig: KernelConfig = {
     const y = cuda.makeOutput([rows, cols]);
     if (rows === 0) return y;
     const fusedResidual = residual && !gelu ? cuda.ptr(residual) : undefined;
-    cuda.gemm(rows, inner, cols, cuda.ptr(x), cuda.ptr(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual);
+    const fp8 = cuda.fp8Active && inner % 16 === 0 && cols % 16 === 0 && !cuda.fp8Bf16Layers.has(fp8Role(cuda, x, inner, gelu));
+    // fc1 (GELU, no residual) with fc2 in fp8: the GELU kernel writes fc2's fp8 rows and finishes the GEMM's epilogue.
+    const geluToFp8 = gelu && !residual && cuda.fp8Active && cols % 16 === 0 && !cuda.fp8Bf16Layers.has('fc2');
+    const mode = fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8) : undefined;
+    if (!mode) cuda.gemm(rows, inner, cols, cuda.ptr(x), cuda.ptr(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual);
     const n = rows * cols;
+    const vec = elementsPerWord(cuda.floatStorage);
+    if (geluToFp8) {
+      // y's bf16 is written only if something reads it (markStale).
+      const finishBias = mode && mode !== 'fused' && bias ? cuda.ptr(bias) : 0;
+      const scales = mode === 'unscaled' ? [cuda.fp8Rows(x).scales, cuda.fp8Weight(weight).scales] : [0, 0];
+      const q = cuda.attachFp8(y, rows, cols, 'gelu');
+      const kernel = cols % vec === 0 ? 'gelu_quantize_rows_vec' : 'gelu_quantize_rows';
+      cuda.launch(fp8Source, kernel, [], [rows, 1, 1], [256, 1, 1], 0, 'pppippp', cuda.ptr(y), q.data, q.scales, cols, finishBias, ...scales);
+      cuda.markStale(y);
+      return y;
+    }
     if (gelu) {
-      const vec = elementsPerWord(cuda.floatStorage);
       if (n % vec === 0) cuda.launch(elementwiseSource, 'gelu_inplace_vec', [], blocks(n / vec), [256, 1, 1], 0, 'pl', cuda.ptr(y), n / vec);
       else cuda.launch(elementwiseSource, 'gelu_inplace', [], blocks(n), [256, 1, 1], 0, 'pl', cuda.ptr(y), n);
     }
@@ -34,3 +53,9 @@ export const linearConfig: KernelConfig = {
     return y;
   }) as KernelFunc,
 };
+
+/** The role of this linear layer for the fp8 path (see Fp8LayerRole): told by where its input's fp8 rows came from. */
+function fp8Role(cuda: CudaBackend, x: TensorInfo, inner: number, gelu: boolean): Fp8LayerRole {
+  const source = cuda.fp8SourceOf(x, inner);
+  return source === 'gelu' ? 'fc2' : source === 'norm' ? (gelu ? 'fc1' : 'qkv') : 'out';
+}

@@ -1,0 +1,166 @@
+import type { CudaSource } from '../kernel-library.js';
+
+/**
+ * E4M3 helpers shared by the kernels that write fp8 (see src/fp8.ts for the arithmetic): a row's scale is
+ * amax / 448 (1 for an all-zero row) and its bytes are e4m3(v / scale), round to nearest even, saturating.
+ */
+export const fp8Helpers = String.raw`
+#include <cuda_fp8.h>
+__device__ __forceinline__ unsigned char toE4M3(float v) { return (unsigned char)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3); }
+__device__ __forceinline__ float fromE4M3(unsigned char q) { return __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)q, __NV_E4M3))); }
+__device__ __forceinline__ float e4m3Scale(float amax) { return amax > 0.f ? __fdiv_rn(amax, 448.f) : 1.f; }
+// VEC elements of a 16-byte word of T as VEC bytes of e4m3(v / scale), stored at q (VEC-byte aligned).
+__device__ __forceinline__ void storeE4M3Word(unsigned char* q, const float* v, float scale) {
+  unsigned char b[VEC];
+  #pragma unroll
+  for (int k = 0; k < VEC; k++) b[k] = toE4M3(__fdiv_rn(v[k], scale));
+  if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(b);
+  else *reinterpret_cast<unsigned*>(q) = *reinterpret_cast<const unsigned*>(b);
+}
+// Largest value over the block (every thread gets it); scratch holds 32 floats.
+__device__ float blockMax(float v, float* scratch) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
+  int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  int warps = (blockDim.x + 31) >> 5;
+  float m = 0.f;
+  for (int w = 0; w < warps; w++) m = fmaxf(m, scratch[w]);
+  return m;
+}
+`;
+
+/**
+ * The fp8 path's own kernels: row-wise quantisation of a matrix (optionally through the erf GELU: the fc1
+ * epilogue writes fc2's fp8 input), the one-time quantisation of a weight per output channel (transposed to
+ * [out, in], the K-major layout cuBLASLt's FP8 GEMMs take), reading fp8 rows back into T, and the scale/bias/
+ * residual epilogue for GEMMs whose scaling cuBLASLt could not fuse.
+ */
+export const fp8Source: CudaSource = {
+  name: 'fp8',
+  code: fp8Helpers + String.raw`
+// One block per row of cols values: pass 1 finds the row's largest |v| (after the GELU when GELU), pass 2 writes
+// the bytes (the row is re-read from L2), then the scale. 16-byte words when cols is divisible by VEC. The values
+// are first finished as an FP8 GEMM's epilogue would (each only when its pointer is set): v·rowScale[r]·colScale[c]
+// + bias[c], so fc1's GEMM needs no epilogue pass of its own.
+template <bool GELU>
+__device__ __forceinline__ float finish(float v, long long row, int c, const T* bias, const float* rowScale, const float* colScale) {
+  if (rowScale) v *= rowScale[row] * colScale[c];
+  if (bias) v += toF(bias[c]);
+  return GELU ? geluErf(v) : v;
+}
+template <bool GELU, bool WORDS>
+__device__ void quantizeRow(const T* x, unsigned char* q, float* scale, int cols, const T* bias, const float* rowScale, const float* colScale) {
+  __shared__ float scratch[32];
+  const long long row = blockIdx.x;
+  const T* xr = x + row * cols;
+  unsigned char* qr = q + row * cols;
+  float m = 0.f;
+  if (WORDS) {
+    for (int w = threadIdx.x; w < cols / VEC; w += blockDim.x) {
+      uint4 raw = reinterpret_cast<const uint4*>(xr)[w];
+      const T* e = reinterpret_cast<const T*>(&raw);
+      #pragma unroll
+      for (int k = 0; k < VEC; k++) m = fmaxf(m, fabsf(finish<GELU>(toF(e[k]), row, w * VEC + k, bias, rowScale, colScale)));
+    }
+  } else {
+    for (int i = threadIdx.x; i < cols; i += blockDim.x) m = fmaxf(m, fabsf(finish<GELU>(toF(xr[i]), row, i, bias, rowScale, colScale)));
+  }
+  const float s = e4m3Scale(blockMax(m, scratch));
+  if (WORDS) {
+    for (int w = threadIdx.x; w < cols / VEC; w += blockDim.x) {
+      uint4 raw = reinterpret_cast<const uint4*>(xr)[w];
+      const T* e = reinterpret_cast<const T*>(&raw);
+      float v[VEC];
+      #pragma unroll
+      for (int k = 0; k < VEC; k++) v[k] = finish<GELU>(toF(e[k]), row, w * VEC + k, bias, rowScale, colScale);
+      storeE4M3Word(qr + w * VEC, v, s);
+    }
+  } else {
+    for (int i = threadIdx.x; i < cols; i += blockDim.x) qr[i] = toE4M3(__fdiv_rn(finish<GELU>(toF(xr[i]), row, i, bias, rowScale, colScale), s));
+  }
+  if (threadIdx.x == 0) scale[row] = s;
+}
+#define QUANTIZE_KERNEL(name, gelu, words) \
+  extern "C" __global__ void name(const T* x, unsigned char* q, float* scale, int cols, const T* bias, const float* rowScale, const float* colScale) { \
+    quantizeRow<gelu, words>(x, q, scale, cols, bias, rowScale, colScale); }
+QUANTIZE_KERNEL(quantize_rows, false, false)
+QUANTIZE_KERNEL(quantize_rows_vec, false, true)
+QUANTIZE_KERNEL(gelu_quantize_rows, true, false)
+QUANTIZE_KERNEL(gelu_quantize_rows_vec, true, true)
+
+// y[r, c] = fp8 q[r, c] · scale[r], in T (a tensor whose only up-to-date form is its fp8 rows).
+extern "C" __global__ void dequantize_rows(const unsigned char* q, const float* scale, T* y, long long n, int cols) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = fromF(fromE4M3(q[i]) * scale[i / cols]);
+}
+
+// scale[c] = e4m3Scale(max_k |w[k, c]|) for W [inner, cols]: blocks of 32 columns × 8 slices of k (reads
+// coalesced along the columns), the slices' maxima combined in shared memory.
+extern "C" __global__ void weight_column_scales(const T* w, float* scale, int inner, int cols) {
+  __shared__ float part[8][32];
+  const int c = blockIdx.x * 32 + threadIdx.x, s = threadIdx.y;
+  float m = 0.f;
+  if (c < cols) for (int k = s; k < inner; k += 8) m = fmaxf(m, fabsf(toF(w[(long long)k * cols + c])));
+  part[s][threadIdx.x] = m;
+  __syncthreads();
+  if (s != 0 || c >= cols) return;
+  for (int j = 1; j < 8; j++) m = fmaxf(m, part[j][threadIdx.x]);
+  scale[c] = e4m3Scale(m);
+}
+
+// w8[c, k] = e4m3(w[k, c] / scale[c]): W [inner, cols] quantised per output channel and transposed to [cols, inner],
+// through 32×32 tiles in shared memory so that reads and writes coalesce. Block (32, 8).
+extern "C" __global__ void weight_quantize_transposed(const T* w, const float* scale, unsigned char* w8, int inner, int cols) {
+  __shared__ float tile[32][33];
+  const int c = blockIdx.x * 32 + threadIdx.x;
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    int k = blockIdx.y * 32 + j;
+    if (k < inner && c < cols) tile[j][threadIdx.x] = toF(w[(long long)k * cols + c]);
+  }
+  __syncthreads();
+  const int k2 = blockIdx.y * 32 + threadIdx.x;
+  for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+    int c2 = blockIdx.x * 32 + j;
+    if (c2 < cols && k2 < inner) w8[(long long)c2 * inner + k2] = toE4M3(__fdiv_rn(tile[threadIdx.x][j], scale[c2]));
+  }
+}
+
+// y = y · rowScale[r] · colScale[c] + bias[c] + residual[r, c], each term only when its pointer is not null: the
+// epilogue of an FP8 GEMM whose scales or bias cuBLASLt did not apply itself. Grid (rows, ⌈words / block⌉): one
+// 16-byte word per thread, no 64-bit division (cols divisible by VEC; fp8_epilogue below otherwise).
+extern "C" __global__ void fp8_epilogue_vec(T* y, const float* rowScale, const float* colScale, const T* bias, const T* residual, int cols) {
+  const int w = blockIdx.y * blockDim.x + threadIdx.x;
+  if (w >= cols / VEC) return;
+  const long long row = blockIdx.x, at = row * cols + (long long)w * VEC;
+  uint4 yv = *reinterpret_cast<const uint4*>(y + at), bv = make_uint4(0, 0, 0, 0), rv = make_uint4(0, 0, 0, 0);
+  if (bias) bv = reinterpret_cast<const uint4*>(bias)[w];
+  if (residual) rv = *reinterpret_cast<const uint4*>(residual + at);
+  T* e = reinterpret_cast<T*>(&yv);
+  const T* b = reinterpret_cast<const T*>(&bv);
+  const T* r = reinterpret_cast<const T*>(&rv);
+  const float rs = rowScale ? rowScale[row] : 1.f;
+  #pragma unroll
+  for (int k = 0; k < VEC; k++) {
+    float v = toF(e[k]);
+    if (rowScale) v *= rs * colScale[w * VEC + k];
+    if (bias) v += toF(b[k]);
+    if (residual) v += toF(r[k]);
+    e[k] = fromF(v);
+  }
+  *reinterpret_cast<uint4*>(y + at) = yv;
+}
+extern "C" __global__ void fp8_epilogue(T* y, const float* rowScale, const float* colScale, const T* bias, const T* residual, long long n, int cols) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long r = i / cols;
+  int c = (int)(i - r * cols);
+  float v = toF(y[i]);
+  if (rowScale) v *= rowScale[r] * colScale[c];
+  if (bias) v += toF(bias[c]);
+  if (residual) v += toF(residual[i]);
+  y[i] = fromF(v);
+}
+`,
+};

@@ -1,0 +1,63 @@
+// How far ESM-2's fp8 path (cuda --precision fp8) moves the mean embeddings from fp32, per choice of the linear
+// layers kept in bf16 (the A/B behind the default), on one model with random weights at a released size, and each
+// choice's throughput on --throughput-sequences proteins of 50 residues (52 tokens) at a 32K-token budget. One
+// process: the fp32 reference is an fp32 copy of the same weights (inFullPrecision). Prints one JSON object.
+//   bash tools/device/bundle.sh tools/bench/esm2/fp8-accuracy-esm2.ts
+//   node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48
+import { parseArgs } from 'node:util';
+import * as tf from '@tensorflow/tfjs-core';
+import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
+import '@virnucpro/tfjs-backend-cuda'; // registers the cuda backend (a bundle cannot load it by name)
+import { type CudaBackend, type Fp8LayerRole } from '@virnucpro/tfjs-backend-cuda';
+import { inFullPrecision, initBackend } from '@virnucpro/ops';
+import { timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
+
+const { values: args } = parseArgs({
+  options: { size: { type: 'string', default: '8M' }, sequences: { type: 'string', default: '48' }, 'throughput-sequences': { type: 'string', default: '0' } },
+});
+const archName = Object.keys(esm2Architectures).find((n) => n.includes(`_${args.size}_`));
+if (!archName) throw new Error(`--size ${args.size}: expected one of 8M, 35M, 150M, 650M, 3B, 15B`);
+const arch = esm2Architectures[archName];
+const config: Esm2Config = { ...esm2Defaults, ...arch, ffnDim: 4 * arch.embedDim, name: `${archName} (random weights)` };
+
+await initBackend('cuda', { precision: 'fp8' });
+const cuda = tf.backend() as CudaBackend;
+const residues = [50, 99, 165];
+const proteins = randomProteins(Number(args.sequences), residues, 11).map((s) => tokenizeProtein(s));
+
+const full = inFullPrecision(() => new Esm2Model(config, randomEsm2Weights(config)));
+const reference = await inFullPrecision(() => full.meanEmbeddings(proteins));
+full.dispose();
+const model = new Esm2Model(config, randomEsm2Weights(config));
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) { dot += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  return dot / Math.sqrt(na * nb);
+}
+
+const variants: { bf16Layers: Fp8LayerRole[]; fastAccum?: boolean }[] = [
+  { bf16Layers: [] }, { bf16Layers: ['out'] }, { bf16Layers: ['fc2'] }, { bf16Layers: ['out', 'fc2'] }, { bf16Layers: ['qkv', 'fc1'] },
+  { bf16Layers: [], fastAccum: true }, { bf16Layers: ['qkv', 'out', 'fc1', 'fc2'] },
+];
+const timing = randomProteins(Number(args['throughput-sequences']), [50], 5).map((s) => tokenizeProtein(s));
+const flop = { matmulParameters: esm2Parameters(config), hiddenSize: config.embedDim, layers: config.numLayers };
+const results = [];
+for (const variant of variants) {
+  cuda.fp8Bf16Layers = new Set(variant.bf16Layers);
+  cuda.fp8FastAccum = variant.fastAccum ?? false;
+  const means = await model.meanEmbeddings(proteins);
+  const byLength = residues.map((r) => {
+    const cos = proteins.flatMap((t, i) => (t.length === r + 2 ? [cosine(means[i], reference[i])] : []));
+    return { tokens: r + 2, proteins: cos.length, minCosine: Math.min(...cos), meanCosine: cos.reduce((a, b) => a + b, 0) / cos.length };
+  });
+  // Batch invariance: the first protein alone gives the same numbers as inside the batch.
+  const [alone] = await model.meanEmbeddings([proteins[0]]);
+  let maxAbsDiff = 0;
+  alone.forEach((v, j) => (maxAbsDiff = Math.max(maxAbsDiff, Math.abs(v - means[0][j]))));
+  const speed = timing.length ? await timePackedBatches(model, timing, 32768, 2, flop) : undefined;
+  results.push({ ...variant, minCosine: Math.min(...byLength.map((l) => l.minCosine)), byLength, aloneVsBatchMaxAbsDiff: maxAbsDiff, speed });
+  console.error(JSON.stringify(results[results.length - 1]));
+}
+console.log(JSON.stringify({ date: new Date().toISOString(), model: archName, proteins: proteins.length, reference: 'fp32 (exact, same weights)', variants: results, cuda: cuda.describe() }));
