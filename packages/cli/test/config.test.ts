@@ -94,15 +94,15 @@ describe('predict options: --backend cuda and --precision', () => {
   it('accepts every ops backend name, cuda included, and fp32/fp16/bf16', () => {
     expect(opts({ backend: 'cuda' }).backend).toBe('cuda');
     expect(opts({ backend: 'cuda' }).precision).toBeUndefined(); // the backend's default: fp16 on cuda
-    for (const precision of ['fp32', 'fp16', 'bf16']) expect(opts({ backend: 'cuda', precision }).precision).toBe(precision);
+    for (const precision of ['fp32', 'fp16', 'bf16', 'fp8']) expect(opts({ backend: 'cuda', precision }).precision).toBe(precision);
     expect(opts({ backend: 'cpu', precision: 'fp32' }).precision).toBe('fp32');
     // auto may still end on cuda: decided once the backend is known
     expect(opts({ precision: 'bf16' }).precision).toBe('bf16');
   });
   it('rejects other precisions, and fp16/bf16 on a backend other than cuda', () => {
-    expect(() => opts({ backend: 'cuda', precision: 'fp8' })).toThrow(/--precision: expected one of fp32, fp16, bf16, got "fp8"/);
+    expect(() => opts({ backend: 'cuda', precision: 'int8' })).toThrow(/--precision: expected one of fp32, fp16, bf16, fp8, got "int8"/);
     for (const backend of ['cpu', 'wasm', 'webgpu', 'tensorflow']) {
-      for (const precision of ['fp16', 'bf16']) {
+      for (const precision of ['fp16', 'bf16', 'fp8']) {
         expect(() => opts({ backend, precision })).toThrow(UsageError);
         expect(() => opts({ backend, precision })).toThrow(new RegExp(`--precision ${precision} needs --backend cuda; the ${backend} backend computes in fp32 only`));
       }

@@ -37,9 +37,9 @@ describe('--precision is checked against --backend before anything runs (exit 2)
   });
 
   it('an unknown precision is a usage error', () => {
-    const r = predict(join(tmp, 'fp8'), '--backend', 'cuda', '--precision', 'fp8');
+    const r = predict(join(tmp, 'int8'), '--backend', 'cuda', '--precision', 'int8');
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/precision.*fp8.*fp32, fp16, bf16|Invalid values/s);
+    expect(r.stderr).toMatch(/precision.*int8.*fp32, fp16, bf16, fp8|Invalid values/s);
   });
 });
 

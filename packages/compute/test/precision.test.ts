@@ -12,9 +12,9 @@ describe('precision: one default, checked against the backend', () => {
     expect(() => checkPrecisionOption('cpu', 'bf16')).toThrow(ComputeSettingError);
   });
 
-  it("offers, as choices, the precisions some backend computes in; fp8 only once cuda computes in it", () => {
-    expect(precisionChoices).toEqual(['fp32', 'fp16', 'bf16']);
+  it("offers, as choices, the precisions some backend computes in; fp8 on cuda only", () => {
+    expect(precisionChoices).toEqual(['fp32', 'fp16', 'bf16', 'fp8']);
     expect(() => resolvePrecision('cpu', 'fp8')).toThrow(/--precision fp8 needs --backend cuda; the cpu backend computes in fp32 only/);
-    expect(() => resolvePrecision('cuda', 'fp8')).toThrow(/--precision fp8: the cuda backend computes in fp32, fp16, bf16 only/);
+    expect(resolvePrecision('cuda', 'fp8')).toBe('fp8');
   });
 });

@@ -19,7 +19,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('input', { type: 'string', demandOption: true, describe: texts.input })
     .option('output', { type: 'string', demandOption: true, describe: texts.output })
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
-    .option('precision', { choices: precisionChoices, describe: 'float precision: fp16 or bf16 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]' })
+    .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: not faster than bf16 yet, accuracy in docs/usage.md' })
     .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
     .option('window', { type: 'number', default: 1024, describe: 'records the packer may hold back to fill batches' })
     .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
