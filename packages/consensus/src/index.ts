@@ -33,8 +33,33 @@ export {
   formatSequenceSummary,
   originalSequenceId,
   sequenceCall,
-  summarizeSequences,
+  summarizeRecord,
+  type SequenceCall,
   type SequenceSummary,
 } from './sequence-summary.js';
+export {
+  CHUNK_SCORES_FILE,
+  CHUNK_SCORES_HEADER,
+  chunkCall,
+  formatChunkScores,
+  type ChunkCall,
+  type ChunkCallLabel,
+  type ChunkInterval,
+  type RecordCalls,
+} from './chunk-calls.js';
+export { RecordChunksCollector, UndeclaredFrameError } from './record-chunks.js';
+export {
+  DEFAULT_REGION_OPTIONS,
+  VIRAL_REGIONS_BED_FILE,
+  VIRAL_REGIONS_FILE,
+  VIRAL_REGIONS_HEADER,
+  findViralRegions,
+  formatRegionsBed,
+  formatRegionsTsv,
+  regionOptions,
+  viralBases,
+  type RegionOptions,
+  type ViralRegion,
+} from './viral-regions.js';
 export { PredictionWriter, type PredictionFiles, type PredictionWriterOptions } from './prediction-writer.js';
 export { classifyFeatures, type ClassifyOptions } from './classify-features.js';

@@ -1,14 +1,29 @@
-// Streaming writer of the three output files. Rows arrive in input order (frame by frame or in batches);
+// Streaming writer of the output files. Rows arrive in input order (frame by frame or in batches);
 // prediction_results.txt is written as they come (to a temp file), while per-chunk maxima accumulate for the
-// consensus csv and the sequence summary, which need every row before they can be written. commit() writes
-// those two, fsyncs all three and renames them into place (a StagedOutput: complete(), publish()); discard() (or any failure) leaves no output file.
-// Memory: O(number of chunks) for the maxima (see ChunkMaxima), O(1) per row otherwise.
+// consensus csv, which is sorted and so needs every row first. The per-record files — sequence_summary.tsv and,
+// with `chunkFiles`, chunk_scores.tsv, viral_regions.tsv and viral_regions.bed — are written record by record as
+// each one finishes (RecordChunksCollector). commit() writes the consensus, fsyncs every file and renames them
+// into place (a StagedOutput: complete(), publish()); discard() (or any failure) leaves no output file.
+// Memory: O(number of chunks) for the consensus maxima (see ChunkMaxima); O(one record's chunks) for the
+// per-record files when records are declared; O(1) per row otherwise.
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
 import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
-import { SEQUENCE_SUMMARY_FILE, formatSequenceSummary, summarizeSequences } from './sequence-summary.js';
+import { CHUNK_SCORES_FILE, CHUNK_SCORES_HEADER, formatChunkScores, type ChunkInterval, type RecordCalls } from './chunk-calls.js';
+import { RecordChunksCollector } from './record-chunks.js';
+import { SEQUENCE_SUMMARY_FILE, SEQUENCE_SUMMARY_HEADER, formatSequenceSummary, summarizeRecord } from './sequence-summary.js';
+import {
+  VIRAL_REGIONS_BED_FILE,
+  VIRAL_REGIONS_FILE,
+  VIRAL_REGIONS_HEADER,
+  findViralRegions,
+  formatRegionsBed,
+  formatRegionsTsv,
+  regionOptions,
+  type RegionOptions,
+} from './viral-regions.js';
 import { BufferedAtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
 
 export interface PredictionWriterOptions {
@@ -18,39 +33,80 @@ export interface PredictionWriterOptions {
   consensusScoreColumns?: boolean;
   /** Write sequence_summary.tsv (default true). */
   summary?: boolean;
+  /**
+   * Write chunk_scores.tsv, viral_regions.tsv and viral_regions.bed (default false). Every record must then be
+   * declared with its chunk layout (`declareRecord`) before its frames, in input order.
+   */
+  chunkFiles?: boolean;
+  /** How viral chunks join into regions (defaults: gap 1, maxGapBases 5000, minChunks 2). */
+  regions?: Partial<RegionOptions>;
 }
 
 export interface PredictionFiles {
   predictions: string;
   consensus: string;
   summary?: string;
+  chunkScores?: string;
+  regions?: string;
+  regionsBed?: string;
   rows: number;
   chunks: number;
 }
 
+interface RecordFiles {
+  summary?: BufferedAtomicFile;
+  chunkScores?: BufferedAtomicFile;
+  regions?: BufferedAtomicFile;
+  regionsBed?: BufferedAtomicFile;
+}
+
 export class PredictionWriter implements StagedOutput {
   private readonly maxima: ChunkMaxima;
-  private readonly declared = new Map<string, number>();
+  private readonly records: RecordChunksCollector;
+  private readonly regionOptions: RegionOptions;
   private rowCount = 0;
   private state: 'open' | 'completed' | 'closed' = 'open';
-  /** prediction_results.txt first, then the consensus csv and the summary once `complete()` wrote them. */
+  private consensus: BufferedAtomicFile | undefined;
+  /** Every file opened so far (all are completed, published or discarded together). */
   private readonly staged: BufferedAtomicFile[];
 
   private constructor(
     readonly outDir: string,
     private readonly predictions: BufferedAtomicFile,
+    private readonly files: RecordFiles,
     private readonly options: PredictionWriterOptions,
   ) {
     this.maxima = new ChunkMaxima(options.keyRule);
-    this.staged = [predictions];
+    this.records = new RecordChunksCollector(options.keyRule);
+    this.regionOptions = regionOptions(options.regions);
+    this.staged = [predictions, ...Object.values(files)];
   }
 
-  /** Creates `outDir` if needed and starts prediction_results.txt (under a temporary name). */
+  /** Creates `outDir` if needed and starts the streamed files (under temporary names). */
   static async create(outDir: string, options: PredictionWriterOptions = {}): Promise<PredictionWriter> {
+    regionOptions(options.regions); // bad options fail before any file exists
     await mkdir(outDir, { recursive: true });
-    const predictions = await BufferedAtomicFile.create(join(outDir, PREDICTION_RESULTS_FILE));
-    await predictions.write(PREDICTION_HEADER);
-    return new PredictionWriter(outDir, predictions, options);
+    const opened: BufferedAtomicFile[] = [];
+    const open = async (name: string, header: string) => {
+      const file = await BufferedAtomicFile.create(join(outDir, name));
+      opened.push(file);
+      await file.write(header);
+      return file;
+    };
+    try {
+      const predictions = await open(PREDICTION_RESULTS_FILE, PREDICTION_HEADER);
+      const files: RecordFiles = {};
+      if (options.summary ?? true) files.summary = await open(SEQUENCE_SUMMARY_FILE, `${SEQUENCE_SUMMARY_HEADER}\n`);
+      if (options.chunkFiles) {
+        files.chunkScores = await open(CHUNK_SCORES_FILE, `${CHUNK_SCORES_HEADER}\n`);
+        files.regions = await open(VIRAL_REGIONS_FILE, `${VIRAL_REGIONS_HEADER}\n`);
+        files.regionsBed = await open(VIRAL_REGIONS_BED_FILE, '');
+      }
+      return new PredictionWriter(outDir, predictions, files, options);
+    } catch (error) {
+      for (const file of opened) await file.discard();
+      throw error;
+    }
   }
 
   get rows(): number {
@@ -61,8 +117,10 @@ export class PredictionWriter implements StagedOutput {
   async write(id: string, score1: number, score2: number): Promise<void> {
     this.assertOpen();
     this.maxima.add(id, score1, score2);
+    const finished = this.records.add(id, score1, score2);
     this.rowCount++;
     await this.predictions.write(formatPredictionRow(id, score1, score2));
+    await this.writeRecords(finished);
   }
 
   /** A batch: ids[i] has probabilities[2i] (others) and probabilities[2i+1] (virus). */
@@ -72,23 +130,39 @@ export class PredictionWriter implements StagedOutput {
       throw new Error(`writeBatch: ${ids.length} ids need ${ids.length * 2} probabilities, got ${probabilities.length}`);
     }
     let text = '';
+    let finished: RecordCalls[] = [];
     for (let i = 0; i < ids.length; i++) {
       const s1 = probabilities[2 * i];
       const s2 = probabilities[2 * i + 1];
       this.maxima.add(ids[i], s1, s2);
+      const done = this.records.add(ids[i], s1, s2);
+      if (done.length > 0) finished = finished.length > 0 ? finished.concat(done) : done;
       text += formatPredictionRow(ids[i], s1, s2);
     }
     this.rowCount += ids.length;
     await this.predictions.write(text);
+    await this.writeRecords(finished);
   }
 
   /**
-   * Tells the summary how many chunks an input sequence was cut into, so chunks without any scored frame
-   * count (as not viral). Optional; without it a sequence's chunks are those that had frames.
+   * Declares the next input record with its chunk layout (`[start, end)` per chunk, 0-based, as sixframe's
+   * `chunkLayout(length, chunkLength)` gives it; the record's length is the last chunk's end). Records are
+   * declared in input order, each before its frames arrive; chunks that get no frame come out `unscored`.
+   * Required for every record with `chunkFiles`; otherwise optional (the summary then knows each record's
+   * length and its chunks without a frame).
+   */
+  declareRecord(sequenceId: string, layout: readonly ChunkInterval[]): void {
+    this.assertOpen();
+    this.records.declare(sequenceId, layout);
+  }
+
+  /**
+   * Tells the summary how many chunks an input sequence was cut into (without their coordinates), so chunks
+   * without any scored frame count, as unscored. Not enough for `chunkFiles` (use `declareRecord`).
    */
   declareChunks(sequenceId: string, chunks: number): void {
     this.assertOpen();
-    this.declared.set(sequenceId, (this.declared.get(sequenceId) ?? 0) + chunks);
+    this.records.declareCount(sequenceId, chunks);
   }
 
   /** Writes the consensus csv and the summary, then publishes all files (complete, then publish). */
@@ -107,15 +181,12 @@ export class PredictionWriter implements StagedOutput {
     this.assertOpen();
     this.state = 'completed';
     try {
+      await this.writeRecords(this.records.finish());
       const consensus = await BufferedAtomicFile.create(join(this.outDir, CONSENSUS_FILE));
+      this.consensus = consensus;
       this.staged.push(consensus);
       const sorted = this.maxima.sorted();
       await consensus.write(formatConsensus(sorted, { scoreColumns: this.options.consensusScoreColumns }));
-      if (this.options.summary ?? true) {
-        const summary = await BufferedAtomicFile.create(join(this.outDir, SEQUENCE_SUMMARY_FILE));
-        this.staged.push(summary);
-        await summary.write(formatSequenceSummary(summarizeSequences(this.maxima.groups(), this.declared)));
-      }
       for (const file of this.staged) await file.complete();
     } catch (error) {
       await this.discard();
@@ -130,9 +201,12 @@ export class PredictionWriter implements StagedOutput {
     this.state = 'closed';
     for (const file of this.staged) await file.publish();
     return {
-      predictions: this.staged[0].path,
-      consensus: this.staged[1].path,
-      summary: this.staged[2]?.path,
+      predictions: this.predictions.path,
+      consensus: this.consensus!.path,
+      ...(this.files.summary ? { summary: this.files.summary.path } : {}),
+      ...(this.files.chunkScores ? { chunkScores: this.files.chunkScores.path } : {}),
+      ...(this.files.regions ? { regions: this.files.regions.path } : {}),
+      ...(this.files.regionsBed ? { regionsBed: this.files.regionsBed.path } : {}),
       rows: this.rowCount,
       chunks: this.maxima.size,
     };
@@ -142,6 +216,24 @@ export class PredictionWriter implements StagedOutput {
   async discard(): Promise<void> {
     this.state = 'closed';
     for (const file of this.staged) await file.discard();
+  }
+
+  /** The per-record files' rows of finished records. */
+  private async writeRecords(records: readonly RecordCalls[]): Promise<void> {
+    if (records.length === 0) return;
+    const { summary, chunkScores, regions, regionsBed } = this.files;
+    for (const record of records) {
+      if (chunkScores && record.length === undefined) {
+        throw new Error(`PredictionWriter: record '${record.id}' was not declared with its chunk layout (declareRecord), which chunkFiles needs`);
+      }
+      const found = record.length !== undefined ? findViralRegions(record, this.regionOptions) : undefined;
+      if (summary) await summary.write(formatSequenceSummary([summarizeRecord(record, found)]));
+      if (chunkScores) await chunkScores.write(formatChunkScores(record));
+      if (regions && found && found.length > 0) {
+        await regions.write(formatRegionsTsv(found));
+        await regionsBed!.write(formatRegionsBed(found));
+      }
+    }
   }
 
   private assertOpen(): void {

@@ -1,19 +1,24 @@
 // sequence_summary.tsv — beyond the original tool, whose consensus stops at chunks: one row per ORIGINAL
-// input sequence (the id before the last "_chunk_"), in first-appearance (= input) order.
+// input record, in input order.
 //
-// Columns: Sequence_ID, chunks (chunks of the sequence: those with at least one scored frame, or the
-// declared total when the pipeline told us how many chunks it cut, so chunks without any open reading
-// frame count as not viral), viral_chunks (chunks whose consensus Is_Virus is True), fraction_viral
-// (viral_chunks / chunks, 4 decimals), best_virus_score (max score2 over every frame of the sequence,
-// numpy float32 format; an empty field when no frame of the sequence was scored — no stop-free frame), call.
-// Call rule: 'virus' when at least half of the chunks are viral (viral_chunks·2 ≥ chunks, chunks > 0) —
-// the same tie-goes-to-virus preference as the per-chunk rule; otherwise 'others'.
+// The call counts evidence: a chunk without a stop-free frame was never scored and says nothing either way, so
+// it is left out of the fraction (phage lambda has a stop-free frame in only 36 of its 98 chunks of 500 bp).
+// Columns: Sequence_ID, length (bases; empty when the chunk layout is unknown), chunks (chunks the record was
+// cut into; without a declared layout or count, those that had frames), scored_chunks (with at least one scored
+// frame), viral_chunks (scored chunks whose consensus Is_Virus is True), fraction_viral (viral_chunks /
+// scored_chunks, 4 decimals; empty when nothing was scored), regions (kept viral regions) and viral_bases (bases
+// inside them; both empty without a chunk layout), best_virus_score (max score2 over the record's frames, numpy
+// float32 format; empty when nothing was scored), call.
+// Call rule: `unscored` when no chunk was scored; `virus` when at least half of the scored chunks are viral
+// (2·viral_chunks ≥ scored_chunks — the same tie-goes-to-virus preference as the per-chunk rule); else `others`.
 
-import type { ChunkConsensus } from './consensus.js';
+import type { RecordCalls } from './chunk-calls.js';
 import { formatFloat32 } from './format-float32.js';
+import { viralBases, type ViralRegion } from './viral-regions.js';
 
 export const SEQUENCE_SUMMARY_FILE = 'sequence_summary.tsv';
-export const SEQUENCE_SUMMARY_HEADER = 'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall';
+export const SEQUENCE_SUMMARY_HEADER =
+  'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall';
 
 const CHUNK_MARK = '_chunk_';
 
@@ -23,60 +28,66 @@ export function originalSequenceId(chunkKey: string): string {
   return at < 0 ? chunkKey : chunkKey.slice(0, at);
 }
 
+export type SequenceCall = 'virus' | 'others' | 'unscored';
+
 export interface SequenceSummary {
   sequenceId: string;
+  /** Undefined when the record's chunk layout is unknown. */
+  length?: number;
   chunks: number;
+  scoredChunks: number;
   viralChunks: number;
+  /** viralChunks / scoredChunks; NaN when nothing was scored. */
   fractionViral: number;
+  /** Undefined when regions were not computed (no chunk layout). */
+  regions?: number;
+  viralBases?: number;
   /** NaN when no frame of the sequence was scored; written as an empty field. */
   bestVirusScore: number;
-  call: 'virus' | 'others';
+  call: SequenceCall;
 }
 
 /** Sequence call from chunk counts (see the file comment). */
-export function sequenceCall(viralChunks: number, chunks: number): 'virus' | 'others' {
-  return chunks > 0 && viralChunks * 2 >= chunks ? 'virus' : 'others';
+export function sequenceCall(viralChunks: number, scoredChunks: number): SequenceCall {
+  if (scoredChunks === 0) return 'unscored';
+  return viralChunks * 2 >= scoredChunks ? 'virus' : 'others';
 }
 
-/**
- * Summaries from per-chunk consensus groups in first-appearance order. `declaredChunks` (sequence id →
- * number of chunks cut) adds sequences and chunks that produced no scored frame.
- */
-export function summarizeSequences(
-  groups: Iterable<ChunkConsensus>,
-  declaredChunks?: ReadonlyMap<string, number>,
-): SequenceSummary[] {
-  const bySequence = new Map<string, { scored: number; viral: number; best: number }>();
-  if (declaredChunks) for (const id of declaredChunks.keys()) bySequence.set(id, { scored: 0, viral: 0, best: NaN });
-  for (const g of groups) {
-    const id = originalSequenceId(g.key);
-    let s = bySequence.get(id);
-    if (!s) bySequence.set(id, (s = { scored: 0, viral: 0, best: NaN }));
-    s.scored++;
-    if (g.isVirus) s.viral++;
-    if (!Number.isNaN(g.maxScore2) && !(g.maxScore2 <= s.best)) s.best = g.maxScore2;
+/** The summary of one record from its chunk calls and, when computed, its viral regions. */
+export function summarizeRecord(record: RecordCalls, regions?: readonly ViralRegion[]): SequenceSummary {
+  let scored = 0;
+  let viral = 0;
+  let best = NaN;
+  for (const c of record.chunks) {
+    if (c.call === 'unscored') continue;
+    scored++;
+    if (c.call === 'virus') viral++;
+    if (!Number.isNaN(c.bestVirusScore) && !(c.bestVirusScore <= best)) best = c.bestVirusScore;
   }
-  const out: SequenceSummary[] = [];
-  for (const [sequenceId, s] of bySequence) {
-    const chunks = Math.max(s.scored, declaredChunks?.get(sequenceId) ?? 0);
-    out.push({
-      sequenceId,
-      chunks,
-      viralChunks: s.viral,
-      fractionViral: chunks > 0 ? s.viral / chunks : 0,
-      bestVirusScore: s.best,
-      call: sequenceCall(s.viral, chunks),
-    });
-  }
-  return out;
+  return {
+    sequenceId: record.id,
+    ...(record.length !== undefined ? { length: record.length } : {}),
+    chunks: record.chunks.length,
+    scoredChunks: scored,
+    viralChunks: viral,
+    fractionViral: scored > 0 ? viral / scored : NaN,
+    ...(regions ? { regions: regions.length, viralBases: viralBases(regions) } : {}),
+    bestVirusScore: best,
+    call: sequenceCall(viral, scored),
+  };
 }
 
+const field = (x: number | undefined) => (x === undefined ? '' : String(x));
+
+/** sequence_summary.tsv rows (no header). */
 export function formatSequenceSummary(rows: Iterable<SequenceSummary>): string {
-  const parts = [`${SEQUENCE_SUMMARY_HEADER}\n`];
+  let text = '';
   for (const r of rows) {
-    parts.push(
-      `${r.sequenceId}\t${r.chunks}\t${r.viralChunks}\t${r.fractionViral.toFixed(4)}\t${Number.isNaN(r.bestVirusScore) ? '' : formatFloat32(r.bestVirusScore)}\t${r.call}\n`,
-    );
+    const fraction = Number.isNaN(r.fractionViral) ? '' : r.fractionViral.toFixed(4);
+    const best = Number.isNaN(r.bestVirusScore) ? '' : formatFloat32(r.bestVirusScore);
+    text +=
+      `${r.sequenceId}\t${field(r.length)}\t${r.chunks}\t${r.scoredChunks}\t${r.viralChunks}\t${fraction}\t` +
+      `${field(r.regions)}\t${field(r.viralBases)}\t${best}\t${r.call}\n`;
   }
-  return parts.join('');
+  return text;
 }

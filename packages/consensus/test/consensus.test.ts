@@ -9,7 +9,7 @@ import {
   originalSequenceId,
   predictionLabel,
   sequenceCall,
-  summarizeSequences,
+  summarizeRecord,
 } from '../src/index.js';
 
 describe('consensusKey', () => {
@@ -76,40 +76,22 @@ describe('per-chunk consensus rule', () => {
 });
 
 describe('sequence summary', () => {
-  it('groups chunks by the id before the last _chunk_, in input order', () => {
+  const chunk = (id: string, call: 'virus' | 'others' | 'unscored', score = NaN) => ({ id, frames: call === 'unscored' ? 0 : 1, bestVirusScore: score, bestFrame: call === 'unscored' ? '' : 'F1', call });
+  it('the record id is everything before the last _chunk_', () => {
     expect(originalSequenceId('my_chunk_seq_chunk_3')).toBe('my_chunk_seq');
     expect(originalSequenceId('plain')).toBe('plain');
-    const m = new ChunkMaxima();
-    m.add('z_chunk_1F1', 0.2, 0.8);
-    m.add('z_chunk_2F1', 0.7, 0.3);
-    m.add('z_chunk_3F1', 0.6, 0.4);
-    m.add('a_chunk_1F1', 0.1, 0.9);
-    const rows = summarizeSequences(m.groups());
-    expect(rows.map((r) => [r.sequenceId, r.chunks, r.viralChunks, r.call])).toEqual([
-      ['z', 3, 1, 'others'],
-      ['a', 1, 1, 'virus'],
-    ]);
-    expect(formatSequenceSummary(rows)).toBe(
-      'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\n' +
-        'z\t3\t1\t0.3333\t0.8\tothers\na\t1\t1\t1.0000\t0.9\tvirus\n',
-    );
   });
-  it('counts declared chunks without frames as not viral', () => {
-    const m = new ChunkMaxima();
-    m.add('s_chunk_1F1', 0.1, 0.9);
-    const rows = summarizeSequences(m.groups(), new Map([['s', 3], ['empty', 2]]));
-    expect(rows.map((r) => [r.sequenceId, r.chunks, r.viralChunks, r.call, r.bestVirusScore])).toEqual([
-      ['s', 3, 1, 'others', Math.fround(0.9)],
-      ['empty', 2, 0, 'others', NaN],
-    ]);
-    // No stop-free frame, no score: best_virus_score is an empty field, never `nan`.
-    expect(formatSequenceSummary(rows)).toBe(
-      'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\n' + 's\t3\t1\t0.3333\t0.9\tothers\nempty\t2\t0\t0.0000\t\tothers\n',
-    );
+  it('counts evidence: unscored chunks are left out of the fraction; a record with none scored is unscored', () => {
+    const z = summarizeRecord({ id: 'z', chunks: [chunk('z_chunk_1', 'virus', 0.8), chunk('z_chunk_2', 'unscored'), chunk('z_chunk_3', 'others', 0.4), chunk('z_chunk_4', 'unscored')] });
+    expect([z.chunks, z.scoredChunks, z.viralChunks, z.fractionViral, z.call]).toEqual([4, 2, 1, 0.5, 'virus']);
+    const empty = summarizeRecord({ id: 'empty', length: 300, chunks: [chunk('empty_chunk_1', 'unscored')] }, []);
+    expect(empty.call).toBe('unscored');
+    // No stop-free frame, no score: fraction and best_virus_score are empty fields, never `nan`.
+    expect(formatSequenceSummary([z, empty])).toBe('z\t\t4\t2\t1\t0.5000\t\t\t0.8\tvirus\nempty\t300\t1\t0\t0\t\t0\t0\t\tunscored\n');
   });
-  it('call rule: at least half the chunks viral', () => {
+  it('call rule: at least half the scored chunks viral', () => {
     expect(sequenceCall(1, 2)).toBe('virus');
     expect(sequenceCall(1, 3)).toBe('others');
-    expect(sequenceCall(0, 0)).toBe('others');
+    expect(sequenceCall(0, 0)).toBe('unscored');
   });
 });

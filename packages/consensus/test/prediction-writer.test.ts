@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { consensusFromRows, parsePredictionResults, PredictionWriter } from '../src/index.js';
+import { consensusFromRows, parsePredictionResults, PredictionWriter, SEQUENCE_SUMMARY_HEADER, VIRAL_REGIONS_HEADER } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'consensus-writer-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -25,9 +25,9 @@ describe('PredictionWriter', () => {
     expect(readFileSync(files.predictions, 'utf8')).toBe(txt);
     expect(readFileSync(files.consensus, 'utf8')).toBe(csv);
     expect(readFileSync(files.summary!, 'utf8')).toBe(
-      'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\n' +
-        'synthetic_seq_1\t1\t1\t1.0000\t0.9988405\tvirus\n' +
-        'synthetic_seq_2\t1\t1\t1.0000\t0.93954605\tvirus\n',
+      'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\n' +
+        'synthetic_seq_1\t\t1\t1\t1\t1.0000\t\t\t0.9988405\tvirus\n' +
+        'synthetic_seq_2\t\t1\t1\t1\t1.0000\t\t\t0.93954605\tvirus\n',
     );
     expect(readdirSync(out).sort()).toEqual(['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']);
   });
@@ -67,6 +67,53 @@ describe('PredictionWriter', () => {
     expect(back.map((r) => r.score2)).toEqual(rows.map((r) => r.score2)); // float32 round trip
     expect(readFileSync(files.consensus, 'utf8')).toBe(consensusFromRows(rows));
     expect(existsSync(join(out, 'sequence_summary.tsv'))).toBe(false);
+  });
+
+  it('chunkFiles: chunk_scores.tsv with the declared layout, regions and the summary, record by record', async () => {
+    const out = join(root, 'chunks');
+    const writer = await PredictionWriter.create(out, { chunkFiles: true });
+    // 1,234 bp in 500-bp chunks: [0,500), [411,911), [822,1234) (virnucpro-reference.md §1.1)
+    writer.declareRecord('r', [{ start: 0, end: 500 }, { start: 411, end: 911 }, { start: 822, end: 1234 }]);
+    writer.declareRecord('gap', [{ start: 0, end: 300 }]); // no frame at all
+    writer.declareRecord('v', [{ start: 0, end: 500 }, { start: 250, end: 501 }]);
+    await writer.writeBatch(['r_chunk_1F1', 'r_chunk_1R2', 'r_chunk_1R3', 'r_chunk_3F3'], [0.2, 0.8, 0.1, 0.9, 0.05, 0.9, 0.7, 0.3]);
+    // nothing but headers yet for the records still open; r finishes when a later record's frame comes
+    await writer.write('v_chunk_1F2', 0.4, 0.6);
+    await writer.writeBatch(['v_chunk_2R1'], [0.5, 0.5]);
+    const files = await writer.commit();
+    expect(readFileSync(files.chunkScores!, 'utf8')).toBe(
+      'Sequence_ID\tchunk_id\tstart\tend\tscored_frames\tbest_virus_score\tbest_frame\tcall\n' +
+        'r\tr_chunk_1\t1\t500\t3\t0.9\tR2\tvirus\n' + // first of the tied best frames
+        'r\tr_chunk_2\t412\t911\t0\t\t\tunscored\n' +
+        'r\tr_chunk_3\t823\t1234\t1\t0.3\tF3\tothers\n' +
+        'gap\tgap_chunk_1\t1\t300\t0\t\t\tunscored\n' +
+        'v\tv_chunk_1\t1\t500\t1\t0.6\tF2\tvirus\n' +
+        'v\tv_chunk_2\t251\t501\t1\t0.5\tR1\tvirus\n', // a tie goes to virus, as in the consensus csv
+    );
+    expect(readFileSync(files.regions!, 'utf8')).toBe(`${VIRAL_REGIONS_HEADER}\nv\t1\t501\t501\t2\t2\t0\t0\t0.55\t0.6\t1.0000\n`);
+    expect(readFileSync(files.regionsBed!, 'utf8')).toBe('v\t0\t501\tv_region_1\t550\t.\n');
+    expect(readFileSync(files.summary!, 'utf8')).toBe(
+      `${SEQUENCE_SUMMARY_HEADER}\n` +
+        'r\t1234\t3\t2\t1\t0.5000\t0\t0\t0.9\tvirus\n' +
+        'gap\t300\t1\t0\t0\t\t0\t0\t\tunscored\n' +
+        'v\t501\t2\t2\t2\t1.0000\t1\t501\t0.6\tvirus\n',
+    );
+    expect(readFileSync(files.consensus, 'utf8')).toBe('Modified_ID\tIs_Virus\nr_chunk_1\tTrue\nr_chunk_3\tFalse\nv_chunk_1\tTrue\nv_chunk_2\tTrue\n');
+    expect(readdirSync(out).sort()).toEqual(
+      ['chunk_scores.tsv', 'prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'viral_regions.bed', 'viral_regions.tsv'],
+    );
+  });
+
+  it('chunkFiles: a frame of an undeclared record, or out of input order, is an error and leaves no file', async () => {
+    const out = join(root, 'undeclared');
+    const writer = await PredictionWriter.create(out, { chunkFiles: true });
+    writer.declareRecord('a', [{ start: 0, end: 300 }]);
+    writer.declareRecord('b', [{ start: 0, end: 300 }]);
+    await writer.write('b_chunk_1F1', 0.1, 0.9);
+    await expect(writer.write('a_chunk_1F1', 0.1, 0.9)).rejects.toThrow(/'a', which was not declared/);
+    await expect(writer.write('b_chunk_2F1', 0.1, 0.9)).rejects.toThrow(/declared with 1 chunk/);
+    await writer.discard();
+    expect(readdirSync(out)).toEqual([]);
   });
 
   it('header-only outputs when there are no rows', async () => {
