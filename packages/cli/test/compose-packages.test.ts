@@ -29,13 +29,12 @@ async function composeByHand(outDir: string): Promise<void> {
   const dnabert = await loadDnabertEmbedder(models.dnabert);
   const esm = await loadEsm2Embedder(models.esm);
   const mlp = await loadMlp(models.mlp);
-  const writer = await PredictionWriter.create(outDir);
+  const writer = await PredictionWriter.create(outDir, { chunkFiles: true });
   // FASTA → 500-bp chunks → the stop-free frames of each chunk's six-frame translation.
   async function* frames(): AsyncGenerator<Frame> {
     for await (const record of readFasta(input)) {
-      const chunks = chunkRecord(record, 500);
-      writer.declareChunks(record.id, chunks.length);
-      for (const chunk of chunks) yield* identifyFrames(chunk.id, chunk.sequence);
+      writer.declareRecord(record.id, chunkLayout(record.sequence.length, 500)); // where each chunk lies: chunk_scores.tsv, regions
+      for (const chunk of chunkRecord(record, 500)) yield* identifyFrames(chunk.id, chunk.sequence);
     }
   }
   // Each frame's features: DNABERT-S mean of its nucleotides, then ESM-2 mean of its protein.
@@ -61,7 +60,7 @@ async function composeOperatorsByHand(outDir: string): Promise<void> {
   const dnabert = await loadDnabertEmbedder(models.dnabert);
   const esm = await loadEsm2Embedder(models.esm);
   const mlp = await loadMlp(models.mlp);
-  const writer = await PredictionWriter.create(outDir);
+  const writer = await PredictionWriter.create(outDir, { chunkFiles: true });
   const features = serialEmbedder<Frame>(async (batch) => {
     const items = batch.items.map((item) => item.value);
     const [nt, aa] = [await dnabert.embed(items.map((f) => f.nucleotide)), await esm.embed(items.map((f) => f.protein))];
@@ -69,7 +68,7 @@ async function composeOperatorsByHand(outDir: string): Promise<void> {
   });
   await lastValueFrom(
     pull$(readFasta(input), features.gate).pipe(
-      tap((record) => writer.declareChunks(record.id, chunkLayout(record.sequence.length, 500).length)),
+      tap((record) => writer.declareRecord(record.id, chunkLayout(record.sequence.length, 500))),
       chunkRecords(500),
       sixFrames(),
       map((frame, index): PackItem<Frame> => ({ index, tokens: frame.protein.length + 2, value: frame })),
@@ -86,16 +85,16 @@ async function composeOperatorsByHand(outDir: string): Promise<void> {
   esm.dispose();
 }
 
-/** Runs `compose` into a folder and `virnucpro predict` into another: the three result files must be equal. */
+/** Runs `compose` into a folder and `virnucpro predict` into another: the result files must be equal. */
 async function expectSameAsPredict(compose: (outDir: string) => Promise<void>, name: string): Promise<void> {
   const byHand = join(dir, name);
   await compose(byHand);
   const cli = join(dir, `cli-${name}`);
   const r = runCli(['predict', input, '--length', '500', '--esm', models.esm, '--dnabert', models.dnabert, '--mlp', models.mlp, '--backend', 'cpu', '--out-dir', cli, '--quiet']);
   expect(r.status, r.stderr).toBe(0);
-  for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']) {
+  for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed']) {
     const expected = readFileSync(join(cli, file), 'utf8');
-    expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
+    if (!file.startsWith('viral_regions')) expect(expected.split('\n').length).toBeGreaterThan(2); // real rows, not just a header
     expect(readFileSync(join(byHand, file), 'utf8'), file).toBe(expected);
   }
 }

@@ -13,7 +13,7 @@ const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'install-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const version = (JSON.parse(readFileSync(join(repo, 'packages/cli/package.json'), 'utf8')) as { version: string }).version;
-const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 
 /** The installed command, as a user on another machine runs it: only its prefix's bin and node on PATH. */
 const installed = (...args: string[]) =>

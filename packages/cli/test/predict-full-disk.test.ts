@@ -12,7 +12,7 @@ import { bin, testData } from './cli-harness.js';
 const tmp = mkdtempSync(join(tmpdir(), 'predict-full-disk-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const RESULTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'run_summary.json'];
+const RESULTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed', 'run_summary.json'];
 const predict = (out: string, env: Record<string, string> = {}, ...extra: string[]) =>
   spawnSync(
     process.execPath,

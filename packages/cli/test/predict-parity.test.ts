@@ -52,10 +52,13 @@ describe.each(['test_fixed_500bp', 'test_with_orfs'])('virnucpro predict on %s (
     expect(readdirSync(out).sort()).toEqual(
       [
         '.checkpoints',
+        'chunk_scores.tsv',
         'prediction_results.txt',
         'prediction_results_highestscore.csv',
         'run_summary.json',
         'sequence_summary.tsv',
+        'viral_regions.bed',
+        'viral_regions.tsv',
         `${example}_chunked500.fa`,
         `${example}_identified_nucleotide.fa`,
         `${example}_identified_protein.faa`,

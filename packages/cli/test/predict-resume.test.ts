@@ -17,7 +17,7 @@ const input = join(data, 'lambda_virus.fa');
 const tmp = mkdtempSync(join(tmpdir(), 'predict-resume-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 // Small batches (≈3 frames) and shards (4 frames) so that a run has many of both.
 const common = ['--models-dir', join(data, 'demo-models'), '--backend', 'cpu', '--token-budget', '512'];
 const args = (out: string, ...extra: string[]) => [bin, 'predict', input, ...common, '--out-dir', out, ...extra];

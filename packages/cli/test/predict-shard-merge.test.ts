@@ -6,12 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, testData } from './cli-harness.js';
+import { writeMlpVariant } from './mlp-variants.js';
 import { writeMultiRecordInput } from './multi-record-input.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'predict-shard-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const OUTPUTS = ['chunk_scores.tsv', 'prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'viral_regions.bed', 'viral_regions.tsv'];
 const common = ['--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet'];
 const input = join(tmp, 'input.fa');
 const single = join(tmp, 'single');
@@ -114,6 +115,37 @@ describe('virnucpro merge', () => {
     const r = merge(dirs, join(tmp, 'few-merged'));
     expect(r.status, r.stderr).toBe(0);
     for (const file of OUTPUTS) expect(readFileSync(join(tmp, 'few-merged', file)).equals(readFileSync(join(tmp, 'few-single', file))), file).toBe(true);
+  });
+
+  it('with viral regions in the output (an MLP with mixed calls): 3 shards merge into the unsharded files', async () => {
+    const mlp = await writeMlpVariant(join(tmp, 'mixed.safetensors'), { virusLogitShift: 0.4 });
+    const dirs = [1, 2, 3].map((k) => join(tmp, `mixed-${k}`));
+    for (const [i, dir] of dirs.entries()) expect(runCli(['predict', input, ...common, '--mlp', mlp, '--out-dir', dir, '--shard', `${i + 1}/3`]).status).toBe(0);
+    expect(runCli(['predict', input, ...common, '--mlp', mlp, '--out-dir', join(tmp, 'mixed-single')]).status).toBe(0);
+    const regions = readFileSync(join(tmp, 'mixed-single', 'viral_regions.tsv'), 'utf8').trimEnd().split('\n').slice(1);
+    expect(new Set(regions.map((l) => l.split('\t')[0])).size).toBeGreaterThan(1); // regions on several records
+    const r = merge([dirs[2], dirs[0], dirs[1]], join(tmp, 'mixed-merged'));
+    expect(r.status, r.stderr).toBe(0);
+    for (const file of OUTPUTS) expect(readFileSync(join(tmp, 'mixed-merged', file)).equals(readFileSync(join(tmp, 'mixed-single', file))), file).toBe(true);
+    expect(summary(join(tmp, 'mixed-merged')).regions).toEqual({ gap: 1, maxGapBases: 5000, minChunks: 2 });
+
+    // Shards joined with other region options: refused, naming the option.
+    const other = join(tmp, 'mixed-3-gap0');
+    expect(runCli(['predict', input, ...common, '--mlp', mlp, '--region-gap', '0', '--out-dir', other, '--shard', '3/3']).status).toBe(0);
+    expectRefused([dirs[0], dirs[1], other], /^virnucpro: merge: shards made with different models or options: .*regions\.gap: /);
+  }, 240_000);
+
+  it('shards of an older version (no per-record files) merge into the older set; a mix of versions is refused', () => {
+    const old = [1, 2, 3, 4].map((k) => {
+      const dir = join(tmp, `old-${k}`);
+      cpSync(shardDir(k), dir, { recursive: true });
+      for (const file of ['chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed']) rmSync(join(dir, file));
+      return dir;
+    });
+    const out = join(tmp, 'old-merged');
+    expect(merge(old, out).status).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['prediction_results.txt', 'prediction_results_highestscore.csv', 'run_summary.json', 'sequence_summary.tsv']);
+    expectRefused([shardDir(1), shardDir(2), shardDir(3), old[3]], /^virnucpro: merge: .*old-4\/chunk_scores.tsv is missing, but other shards have chunk_scores.tsv/);
   });
 
   it('a missing shard: refused, nothing written', () => {

@@ -15,7 +15,7 @@ import { bin, testData } from './cli-harness.js';
 const tmp = mkdtempSync(join(tmpdir(), 'predict-worker-kill-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 const input = join(tmp, 'lambda-x3.fa');
 // Small batches (≈3 frames each) so that each worker holds a batch or two at any moment of the run.
 const args = (out: string, workers: number) => [

@@ -76,7 +76,7 @@ describe('virnucpro predict --out-dir that cannot be a folder', () => {
 });
 
 describe('virnucpro predict: a sequence with no stop-free frame', () => {
-  it('gets an empty best_virus_score in sequence_summary.tsv, not nan', () => {
+  it('is `unscored` in sequence_summary.tsv (no evidence, not `others`), with empty score fields, not nan', () => {
     // TTAA repeated has a stop in all six frames (TAA forward and, being its own reverse complement, reverse).
     const input = join(tmp, 'stops.fa');
     writeFileSync(input, `>all_stops\n${'TTAA'.repeat(125)}\n`);
@@ -85,8 +85,10 @@ describe('virnucpro predict: a sequence with no stop-free frame', () => {
     expect(r.status).toBe(0);
     expect(readFileSync(join(outDir, 'prediction_results.txt'), 'utf8').trim().split('\n')).toHaveLength(1);
     expect(readFileSync(join(outDir, 'sequence_summary.tsv'), 'utf8')).toBe(
-      'Sequence_ID\tchunks\tviral_chunks\tfraction_viral\tbest_virus_score\tcall\nall_stops\t1\t0\t0.0000\t\tothers\n',
+      'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\n' +
+        'all_stops\t500\t1\t0\t0\t\t0\t0\t\tunscored\n',
     );
+    expect(readFileSync(join(outDir, 'chunk_scores.tsv'), 'utf8').split('\n')[1]).toBe('all_stops\tall_stops_chunk_1\t1\t500\t0\t\t\tunscored');
   });
 });
 

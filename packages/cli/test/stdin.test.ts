@@ -11,7 +11,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'stdin-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const input = join(testData, 'lambda_virus.fa');
 const common = ['--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet'];
-const RESULTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const RESULTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs `producer | virnucpro ARGS` in a shell (a real pipe), with TMPDIR pointing at a folder of our own. */

@@ -21,7 +21,7 @@ if (!haveSnakemake) {
 }
 
 const workflow = fileURLToPath(new URL('../../../workflow/', import.meta.url));
-const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 const SHARDS = 4;
 const tmp = mkdtempSync(join(tmpdir(), 'workflow-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -43,6 +43,9 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'resume', kind: 'boolean', default: false, description: 'continue an interrupted run in --out-dir from its checkpoints' },
   { key: 'force', kind: 'boolean', default: false, description: 'overwrite results already in --out-dir' },
   { key: 'allow-non-dna', kind: 'boolean', default: false, description: 'run on records that are not DNA (more than 10% of their characters outside ACGTUN and the IUPAC codes) instead of refusing them' },
+  { key: 'region-gap', kind: 'integer', min: 0, default: 1, description: 'viral regions: non-viral chunks allowed between two joined viral chunks (unscored chunks do not count)' },
+  { key: 'region-max-gap', kind: 'integer', min: 0, default: 5000, description: 'viral regions: bases allowed between two joined viral chunks' },
+  { key: 'min-region-chunks', kind: 'integer', min: 1, default: 2, description: 'viral regions: viral chunks a region needs to be kept (1 for a record cut into one chunk)' },
   { key: 'keep-intermediate', kind: 'boolean', default: false, description: 'also write the chunked, nucleotide and protein FASTA files' },
   { key: 'shard', kind: 'string', cliOnly: true, description: 'run only part K of N of the input records, e.g. 2/8 (balanced by bases); join the parts with `virnucpro merge`' },
   { key: 'quiet', kind: 'boolean', default: false, description: 'no progress output (errors still go to stderr)' },
@@ -72,6 +75,9 @@ export interface PredictOptions {
   resume: boolean;
   force: boolean;
   keepIntermediate: boolean;
+  regionGap: number;
+  regionMaxGap: number;
+  minRegionChunks: number;
   allowNonDna: boolean;
   quiet: boolean;
   /** --shard K/N (parsed). */

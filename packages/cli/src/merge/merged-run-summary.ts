@@ -33,6 +33,7 @@ export function mergedRunSummary(set: ShardSet): MergedRunSummary {
     status: 'complete',
     input: first.input,
     chunkLength: first.chunkLength,
+    ...(first.regions ? { regions: first.regions } : {}),
     models: first.models,
     backend: first.backend,
     precision: first.precision,

@@ -23,7 +23,7 @@ export async function* framesFromFasta(
   chunkLength: number,
   counts: FrameCounts,
   intermediate?: PrepWriter,
-  onRecord?: (id: string, chunks: number, recordIndex: number) => void,
+  onRecord?: (id: string, chunks: number, recordIndex: number, length: number) => void,
   check?: InputCheck,
   select?: (recordIndex: number) => boolean,
 ): AsyncGenerator<FrameItem> {
@@ -38,7 +38,7 @@ export async function* framesFromFasta(
     if (select && !select(recordIndex)) continue;
     counts.sequences++;
     const chunks = chunkRecord(record, chunkLength);
-    onRecord?.(record.id, chunks.length, recordIndex);
+    onRecord?.(record.id, chunks.length, recordIndex, record.sequence.length);
     for (const chunk of chunks) {
       counts.chunks++;
       const frames = identifyFrames(chunk.id, chunk.sequence);

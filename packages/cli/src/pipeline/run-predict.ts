@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
-import { loadMlp, PredictionWriter, ThreadedMlp } from '@virnucpro/consensus';
-import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
+import { loadMlp, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
+import { chunkLayout, prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
 import { runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import { defaultTokenBudget, planCompute, type ComputeDescription, type ComputePlan } from '@virnucpro/compute';
 import type { PredictOptions } from '../config/predict-options.js';
@@ -89,6 +89,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const summary = new RunSummaryBuilder({
     input: inputName,
     chunkLength: options.length,
+    regions: regionOptionsOf(options),
     models,
     backend: options.backend,
     devices: options.devices,
@@ -175,7 +176,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
 
     summary.addStageSeconds('count', countSeconds);
 
-    writer = await PredictionWriter.create(options.outDir);
+    writer = await PredictionWriter.create(options.outDir, { chunkFiles: true, regions: regionOptionsOf(options) });
     outputs.push(writer);
     if (options.keepIntermediate) {
       const paths = prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length);
@@ -198,8 +199,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
     const activeWriter = writer;
     const shardRecords: ShardRecord[] = [];
-    const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, chunks, recordIndex) => {
-      activeWriter.declareChunks(id, chunks);
+    const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, _chunks, recordIndex, length) => {
+      activeWriter.declareRecord(id, chunkLayout(length, options.length));
       if (shard) shardRecords.push({ inputRecord: recordIndex + 1, id });
     }, undefined, shard?.includes);
     const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames' });
@@ -409,6 +410,11 @@ function outDirError(dir: string, err: unknown): unknown {
   };
   if (code && why[code]) return new UsageError(`--out-dir ${dir}: cannot create or write this folder: ${why[code]}`);
   return err;
+}
+
+/** The viral-region options of the run (--region-gap, --region-max-gap, --min-region-chunks). */
+function regionOptionsOf(options: PredictOptions): RegionOptions {
+  return { gap: options.regionGap, maxGapBases: options.regionMaxGap, minChunks: options.minRegionChunks };
 }
 
 function mlpThreadsFromEnv(value: string | undefined): number | undefined {

@@ -1,4 +1,5 @@
 import type { CudaDeviceSummary } from '@virnucpro/compute';
+import type { RegionOptions } from '@virnucpro/consensus';
 import type { ShardSummary } from '../sharding/shard-summary.js';
 
 /** What `run_summary.json` holds: the telemetry of one predict run. */
@@ -10,6 +11,8 @@ export interface RunSummary {
   status: 'complete' | 'interrupted' | 'failed';
   input: string;
   chunkLength: number;
+  /** How viral chunks were joined into viral_regions.tsv (--region-gap, --region-max-gap, --min-region-chunks). */
+  regions?: RegionOptions;
   models: { esm: string; dnabert: string; mlp: string };
   backend: string;
   /** Float precision the models computed in: fp16/bf16/fp32 on cuda, fp32 elsewhere. */
@@ -93,7 +96,7 @@ export class RunSummaryBuilder {
   private cuda?: CudaDeviceSummary;
 
   constructor(
-    private readonly fixed: Pick<RunSummary, 'input' | 'chunkLength' | 'models' | 'backend' | 'devices' | 'workers' | 'tokenBudget'>,
+    private readonly fixed: Pick<RunSummary, 'input' | 'chunkLength' | 'regions' | 'models' | 'backend' | 'devices' | 'workers' | 'tokenBudget'>,
     private readonly now: () => number = Date.now,
     private readonly peakRss: () => number = () => process.resourceUsage().maxRSS * 1024,
   ) {

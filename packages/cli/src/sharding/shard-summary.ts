@@ -1,3 +1,4 @@
+import type { RegionOptions } from '@virnucpro/consensus';
 import { describeModel } from '../pipeline/model-identity.js';
 import type { ShardSelection } from './shard-plan.js';
 
@@ -25,6 +26,8 @@ export interface ShardSettings {
   models: { esm: ModelIdentity; dnabert: ModelIdentity; mlp: ModelIdentity };
   backend: string;
   precision: string;
+  /** How chunks were joined into viral regions (absent in shards of versions before viral_regions.tsv). */
+  regions?: RegionOptions;
 }
 
 type ModelIdentity = ReturnType<typeof describeModel>;
@@ -33,7 +36,7 @@ type ModelIdentity = ReturnType<typeof describeModel>;
 export function shardSummary(
   selection: ShardSelection,
   inputFingerprint: string,
-  result: { chunkLength: number; backend: string; precision: string },
+  result: { chunkLength: number; backend: string; precision: string; regions?: RegionOptions },
   models: { esm: string; dnabert: string; mlp: string },
 ): ShardSummary {
   return {
@@ -48,6 +51,7 @@ export function shardSummary(
       models: { esm: describeModel(models.esm), dnabert: describeModel(models.dnabert), mlp: describeModel(models.mlp) },
       backend: result.backend,
       precision: result.precision,
+      ...(result.regions ? { regions: result.regions } : {}),
     },
   };
 }
