@@ -16,7 +16,7 @@ const makeModels = fileURLToPath(new URL('../../../tools/make-demo-models.mjs', 
 const tmp = mkdtempSync(join(tmpdir(), 'predict-invariance-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv'];
+const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 const models = join(tmp, 'odd-models');
 const input = join(tmp, 'mixed.fa');
 const common = ['--models-dir', models, '--model-type', '300', '--backend', 'wasm', '--quiet'];
