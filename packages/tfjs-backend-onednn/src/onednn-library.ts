@@ -101,6 +101,7 @@ let cached: OnednnLibrary | Error | undefined;
  */
 export function loadOnednn(): OnednnLibrary {
   if (cached === undefined) {
+    preferSleepingThreads();
     const tried: string[] = [];
     for (const candidate of onednnCandidates().candidates) {
       try {
@@ -114,6 +115,16 @@ export function loadOnednn(): OnednnLibrary {
   }
   if (cached instanceof Error) throw cached;
   return cached;
+}
+
+/**
+ * OpenMP threads that spin between GEMMs wait for a thread the OS has descheduled whenever the cores are shared
+ * (a cluster node, CI, a busy workstation): measured on 2 busy cores, ESM-2 35M at 51–63 tokens/s spinning against
+ * 250–313 sleeping. So waiting threads sleep unless the user asks otherwise (OMP_WAIT_POLICY, read by the OpenMP
+ * runtime when oneDNN loads it).
+ */
+function preferSleepingThreads(): void {
+  process.env.OMP_WAIT_POLICY ??= 'passive';
 }
 
 /** Whether oneDNN can be loaded here, and why not. */
