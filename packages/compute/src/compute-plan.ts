@@ -1,7 +1,8 @@
 import type { Precision } from '@virnucpro/ops';
-import { DeviceSelectionError, resolveDevices, type DeviceInfo } from '@virnucpro/runtime';
+import { DeviceSelectionError, type DeviceInfo } from '@virnucpro/runtime';
 import { backends, type ComputeSettings } from './backends.js';
 import { cudaProbe } from './cuda-probe.js';
+import { resolveDevices } from './devices.js';
 import { AUTO_NOTE, ComputeSettingError, resolvePrecision } from './precision.js';
 import { resolveBackend, type BackendAttempt, type BackendChoice } from './resolve-backend.js';
 import { tokenBudgetFor } from './token-budget.js';
@@ -55,15 +56,7 @@ export async function planCompute(request: ComputeRequest): Promise<ComputePlan>
         backend,
         devices: requestedDevices.length ? requestedDevices : undefined,
         workers: (request.workers ?? 0) > 0 ? request.workers : undefined,
-        discover: { cudaDriver: cudaDriverDevices },
       })
     : undefined;
   return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend) };
-}
-
-/** The GPUs of the cuda probe (the driver's ordinals, in nvidia-smi's order). */
-async function cudaDriverDevices(): Promise<{ ordinal: number; name: string }[]> {
-  const probe = cudaProbe();
-  if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
-  return probe.devices.map((d) => ({ ordinal: d.ordinal, name: d.name }));
 }

@@ -54,29 +54,6 @@ export function filterVisible(devices: CudaDevice[], visible: string | undefined
   return wanted.flatMap((entry) => devices.filter((d) => String(d.index) === entry || d.uuid === entry || d.uuid.startsWith(entry)));
 }
 
-/** A GPU as the CUDA driver numbers it (the `cuda` backend's view). */
-export interface CudaDriverDevice {
-  /** Driver ordinal: nvidia-smi's number, or the position in CUDA_VISIBLE_DEVICES when the parent has one. */
-  ordinal: number;
-  name: string;
-}
-
-/**
- * The GPUs the `cuda` backend can use, from @virnucpro/tfjs-backend-cuda's probeCuda(): it finds the CUDA
- * libraries and asks the driver, without creating a tfjs backend (or a CUDA context) in this process. No
- * GPU, driver or libraries: a DeviceSelectionError with the probe's reason (what was looked for, and where).
- */
-export async function listCudaDriverDevices(): Promise<CudaDriverDevice[]> {
-  // The driver numbers GPUs fastest first unless CUDA_DEVICE_ORDER=PCI_BUS_ID. Workers are pinned in
-  // PCI order (cudaWorkerEnv), so count in that order too: nvidia-smi's numbers. The driver reads the
-  // variable when this process first initialises it, which is here.
-  process.env[cudaDeviceOrderEnvVar] ||= pciBusOrder;
-  const { probeCuda } = await import('@virnucpro/tfjs-backend-cuda');
-  const probe = probeCuda();
-  if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
-  return probe.devices.map((d) => ({ ordinal: d.ordinal, name: d.name }));
-}
-
 /**
  * The environment of a `cuda` worker pinned to driver ordinal `ordinal` of this (parent) process: that GPU
  * alone in CUDA_VISIBLE_DEVICES, so the worker's backend sees it as its device 0. A parent that already has

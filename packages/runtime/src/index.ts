@@ -1,8 +1,8 @@
-export type { BackendName, Precision, DeviceInfo, WorkerContext, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
+export type { DeviceInfo, WorkerContext, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
-export { resolveDevices, parseDeviceList, type DeviceSelection } from './devices.js';
-export { listCudaDevices, parseNvidiaSmi, type CudaDevice, listCudaDriverDevices, cudaWorkerEnv, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaDeviceOrderEnvVar, type CudaDriverDevice } from './cuda-devices.js';
-export { resolveAutoBackend } from './auto-backend.js';
+export { parseDeviceList } from './device-list.js';
+export { cpuWorkerDevices } from './cpu-devices.js';
+export { listCudaDevices, parseNvidiaSmi, type CudaDevice, cudaWorkerEnv, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaDeviceOrderEnvVar } from './cuda-devices.js';
 export { listNvidiaDeviceNodes, parseNvidiaGpuInformation, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 export { isolatedCommand, isolationUnavailable } from './device-isolation.js';
 export { listWebGpuAdapters, parseDawnAdapterList, isSoftwareAdapter, type WebGpuAdapter } from './webgpu-adapters.js';

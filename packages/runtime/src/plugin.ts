@@ -1,7 +1,4 @@
-import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
-
-/** Compute backends a worker can be asked to run on: `@virnucpro/ops`' names (one list for every package). */
-export type { BackendName, Precision };
+import type { Embedder } from '@virnucpro/ops';
 
 /**
  * Where a model plugin lives. The worker process resolves `module` with a dynamic `import()`
@@ -36,12 +33,13 @@ export interface DeviceInfo {
 }
 
 /** What a factory receives besides its options. */
-export interface WorkerContext {
+export interface WorkerContext<C = unknown> {
   device: DeviceInfo;
-  /** `auto` only in a pool started with `thread` and `auto`: the model picks the backend where it runs. */
-  backend: BackendName | 'auto';
-  /** Float precision asked for (`cuda` only; undefined = the backend's default). */
-  precision?: Precision;
+  /**
+   * The pool's `compute`, as given (structured-cloned): what this worker computes with, e.g. the backend and
+   * precision @virnucpro/compute's planCompute chose, for the factory to start before it loads its model.
+   */
+  compute?: C;
   /** Index of the worker slot in the pool (stays the same across restarts). */
   workerIndex: number;
 }
@@ -52,4 +50,4 @@ export interface WorkerContext {
  * the model has loaded), `counters?` (their growth is reported with every batch and summed per slot across
  * restarts: telemetry `counters`) and `dispose`.
  */
-export type WorkerModelFactory<I> = (options: unknown, ctx: WorkerContext) => Promise<Embedder<I>>;
+export type WorkerModelFactory<I, C = unknown> = (options: unknown, ctx: WorkerContext<C>) => Promise<Embedder<I>>;

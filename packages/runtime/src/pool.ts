@@ -1,10 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { Observable, Subject, defer, mergeMap, type OperatorFunction } from 'rxjs';
 import type { PackItem, PackedBatch } from '@virnucpro/packer';
-import { resolveDevices, type DeviceSelection } from './devices.js';
 import { PoisonItemError, WorkerPoolError } from './errors.js';
 import type { FromWorker } from './protocol.js';
-import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
+import type { DeviceInfo, WorkerPluginSpec } from './plugin.js';
 import type { PoolEvent } from './pool-events.js';
 import { WorkerSlot, type WorkerTelemetry } from './worker-slot.js';
 import type { CreditGate } from './credit-gate.js';
@@ -15,17 +14,13 @@ export const defaultWorkerEntry = fileURLToPath(new URL('../worker/worker-entry.
 
 export interface PoolOptions {
   model: WorkerPluginSpec;
-  /** `auto` (with `thread` or `resolvedDevices`): each worker lets its model pick the backend where it runs. */
-  backend: BackendName | 'auto';
-  /** Float precision for the workers' backend (`cuda` only; passed to the factory as `ctx.precision`). */
-  precision?: Precision;
-  /** GPU numbers (`--devices 0,2`); GPU backends only. */
-  devices?: number[];
-  /** CPU backends: number of worker processes; GPU backends: workers per device. */
-  workers?: number;
-  /** Already-resolved devices (skips discovery). */
-  resolvedDevices?: DeviceInfo[];
-  discover?: DeviceSelection['discover'];
+  /**
+   * One worker process per entry, started with its `env` (e.g. @virnucpro/compute's planCompute lists them for
+   * `--devices` / `--workers`; `cpuWorkerDevices(n)` for n CPU processes). Not with `thread`.
+   */
+  devices?: DeviceInfo[];
+  /** Handed to every worker's factory as `ctx.compute` (structured-cloned): what it computes with. */
+  compute?: unknown;
   /**
    * Credit K: batches a worker may hold when it computes one at a time (one computing, K − 1 queued in its process).
    * Default 2. A worker whose model runs C at once (`concurrentBatches`) holds K + C − 1: still K − 1 waiting, so it
@@ -51,7 +46,7 @@ export interface PoolOptions {
   /**
    * Run the one worker as a thread of this process (the in-process mode): the model computes off the
    * main thread, so signals, checkpoints and progress stay responsive, through the same pool code. Its device
-   * is `inProcessDevice` (unless `resolvedDevices` says otherwise), and a model that cannot load fails
+   * is `inProcessDevice`, and a model that cannot load fails
    * `startPool` with the model's own message: from the caller's side there is no worker to name.
    */
   thread?: boolean;
@@ -96,18 +91,13 @@ export interface WorkerPool<I> {
 
 /** Starts one worker process per device slot and resolves once every worker has loaded the model. */
 export async function startPool<I>(options: PoolOptions): Promise<WorkerPool<I>> {
-  const { backend } = options;
-  if (options.thread && (options.devices !== undefined || options.workers !== undefined)) {
+  if (options.thread && options.devices !== undefined) {
     throw new WorkerPoolError('thread runs one worker in this process: devices and workers do not apply');
   }
-  if (backend === 'auto' && !options.thread && !options.resolvedDevices) {
-    throw new WorkerPoolError("backend 'auto' needs thread or resolvedDevices (device discovery needs a backend)");
+  if (!options.thread && !options.devices?.length) {
+    throw new WorkerPoolError('worker processes need devices, one per worker (or thread: one worker in this process)');
   }
-  const devices =
-    options.resolvedDevices ??
-    (options.thread
-      ? [inProcessDevice]
-      : await resolveDevices({ backend: backend as BackendName, devices: options.devices, workers: options.workers, discover: options.discover }));
+  const devices = options.thread ? [inProcessDevice] : options.devices!;
   const pool = new Pool<I>(options, devices);
   await pool.start();
   return pool;
@@ -151,8 +141,7 @@ class Pool<I> implements WorkerPool<I> {
     const config = {
       entry: options.workerEntry ?? defaultWorkerEntry,
       spec: options.model,
-      backend: options.backend,
-      ...(options.precision ? { precision: options.precision } : {}),
+      ...(options.compute === undefined ? {} : { compute: options.compute }),
       heartbeatIntervalMs: this.heartbeatIntervalMs,
       env: options.env ?? {},
       execArgv: options.execArgv ?? [],

@@ -1,14 +1,13 @@
 // Messages between the pool (parent) and a worker process (child). The child side is
 // implemented in ../worker/worker-entry.mjs (plain JS so it runs without a build).
-import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
+import type { DeviceInfo, WorkerPluginSpec } from './plugin.js';
 
 export type ToWorker =
   | {
       type: 'init';
       spec: WorkerPluginSpec;
       device: DeviceInfo;
-      backend: BackendName | 'auto';
-      precision?: Precision;
+      compute?: unknown;
       workerIndex: number;
       heartbeatIntervalMs: number;
     }

@@ -1,6 +1,6 @@
 import type { FromWorker, ToWorker } from './protocol.js';
 import { startWorkerProcess, startWorkerThread, type WorkerHandle } from './worker-handle.js';
-import type { BackendName, DeviceInfo, Precision, WorkerPluginSpec } from './plugin.js';
+import type { DeviceInfo, WorkerPluginSpec } from './plugin.js';
 
 /** Counters of one worker slot, summed over all its incarnations. */
 export interface WorkerTelemetry {
@@ -33,8 +33,8 @@ export interface SlotHooks {
 export interface SlotConfig {
   entry: string;
   spec: WorkerPluginSpec;
-  backend: BackendName | 'auto';
-  precision?: Precision;
+  /** What every worker's factory gets as `ctx.compute` (PoolOptions.compute). */
+  compute?: unknown;
   heartbeatIntervalMs: number;
   env: Record<string, string>;
   execArgv: string[];
@@ -101,8 +101,7 @@ export class WorkerSlot {
       type: 'init',
       spec: this.config.spec,
       device: this.device,
-      backend: this.config.backend,
-      ...(this.config.precision ? { precision: this.config.precision } : {}),
+      ...(this.config.compute === undefined ? {} : { compute: this.config.compute }),
       workerIndex: this.index,
       heartbeatIntervalMs: this.config.heartbeatIntervalMs,
     });

@@ -1,17 +1,19 @@
-// Several GPUs with the cuda backend, one failing mid-run. The driver's GPU count is mocked (a host of four
-// GPUs, the parent started with CUDA_VISIBLE_DEVICES=0,2,5,7) and CPU processes stand in for GPU workers: each
-// worker's model reports the CUDA_VISIBLE_DEVICES it was started with, which is all that places a cuda worker.
+// Several GPUs with the cuda backend, one failing mid-run. The devices are those of a host of four GPUs whose
+// parent was started with CUDA_VISIBLE_DEVICES=0,2,5,7 (as @virnucpro/compute lists them) and CPU processes stand
+// in for GPU workers: each worker's model reports the CUDA_VISIBLE_DEVICES it was started with, which is all that
+// places a cuda worker.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { runEmbedding, startPool, type PoolEvent } from '../src/index.js';
+import { cudaWorkerEnv, runEmbedding, startPool, type DeviceInfo, type PoolEvent } from '../src/index.js';
 import { hashVector } from './fixtures/hash-model.mjs';
 import { asyncItems, collect, hashModel, makeSequences } from './helpers.js';
 
 const DIM = 8;
 const PACK = { tokenBudget: 160, window: 24 };
-const cudaDriver = async () => [0, 1, 2, 3].map((ordinal) => ({ ordinal, name: 'NVIDIA H200' }));
 // --devices 1,3 under CUDA_VISIBLE_DEVICES=0,2,5,7: the workers must see GPUs 2 and 7.
-const discover = { cudaDriver, env: { CUDA_VISIBLE_DEVICES: '0,2,5,7' } };
+const devices: DeviceInfo[] = [1, 3].map((id) => ({
+  label: `cuda:${id}`, kind: 'cuda', id, name: 'NVIDIA H200', env: cudaWorkerEnv(id, { CUDA_VISIBLE_DEVICES: '0,2,5,7' }),
+}));
 
 async function waitFor(condition: () => boolean, ms = 5000) {
   for (const start = Date.now(); !condition(); await sleep(20)) if (Date.now() - start > ms) throw new Error('timed out waiting');
@@ -25,9 +27,8 @@ describe('--backend cuda --devices 1,3: a worker whose GPU fails mid-run', () =>
   it('is restarted on the same GPU (its own CUDA_VISIBLE_DEVICES), its batches re-queued, every item embedded once', async () => {
     const pool = await startPool<string>({
       model: hashModel({ dim: DIM, deviceInVector: true, describe: true, slowMs: { 0: 3, 1: 3 } }),
-      backend: 'cuda',
-      devices: [1, 3],
-      discover,
+      devices,
+      compute: { backend: 'cuda' },
     });
     const events: PoolEvent[] = [];
     let killed = 0;
@@ -49,7 +50,7 @@ describe('--backend cuda --devices 1,3: a worker whose GPU fails mid-run', () =>
       // The new process of slot 1 is on GPU 7 again, not on the other worker's GPU or on every GPU.
       const after = pool.telemetry();
       expect(after[1].restarts).toBe(1);
-      expect(after[1].info).toMatchObject({ backend: 'cuda', visible: '7' });
+      expect(after[1].info).toMatchObject({ compute: { backend: 'cuda' }, visible: '7' });
       expect(after[1].info?.pid).not.toBe(killed);
       expect(after[0].restarts).toBe(0);
       // Nothing lost or duplicated: each item once, in order, computed on one of the two GPUs.
@@ -67,9 +68,8 @@ describe('--backend cuda --devices 1,3: a worker whose GPU fails mid-run', () =>
     const pool = await startPool<string>({
       // GPU 7 fails at every batch it is given; GPU 2 is healthy.
       model: hashModel({ dim: DIM, deviceInVector: true, crashOnVisible: '7', slowMs: { 0: 25 } }),
-      backend: 'cuda',
-      devices: [1, 3],
-      discover,
+      devices,
+      compute: { backend: 'cuda' },
       maxRestarts: 1,
     });
     const events: PoolEvent[] = [];
@@ -99,9 +99,8 @@ describe('--backend cuda --devices 1,3: a worker whose GPU fails mid-run', () =>
     const some = items.slice(0, 40);
     const pool = await startPool<string>({
       model: hashModel({ dim: DIM, deviceInVector: true, crashOnVisible: '7', slowMs: { 0: 400 } }),
-      backend: 'cuda',
-      devices: [1, 3],
-      discover,
+      devices,
+      compute: { backend: 'cuda' },
       maxRestarts: 5,
     });
     const events: PoolEvent[] = [];

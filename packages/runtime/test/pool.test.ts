@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { PoisonItemError, WorkerPoolError, inProcessDevice, runEmbedding, startPool, type PoolEvent } from '../src/index.js';
+import { PoisonItemError, WorkerPoolError, cpuWorkerDevices, inProcessDevice, runEmbedding, startPool, type PoolEvent } from '../src/index.js';
 import { hashVector } from './fixtures/hash-model.mjs';
 import { asyncItems, collect, hashModel, makeSequences, outputBytes, tempDir } from './helpers.js';
 
@@ -9,7 +9,7 @@ const DIM = 8;
 const PACK = { tokenBudget: 160, window: 24 };
 
 async function embedAll(items: string[], modelOptions: Record<string, unknown> = {}, poolOptions: Record<string, unknown> = {}) {
-  const pool = await startPool<string>({ model: hashModel({ dim: DIM, ...modelOptions }), backend: 'cpu', workers: 2, ...poolOptions });
+  const pool = await startPool<string>({ model: hashModel({ dim: DIM, ...modelOptions }), devices: cpuWorkerDevices(2), ...poolOptions });
   const events: PoolEvent[] = [];
   pool.events$.subscribe((event) => events.push(event));
   try {
@@ -42,7 +42,7 @@ describe('worker pool + runEmbedding', () => {
 
   it('never reads more than window + K·workers·batch items ahead of completion', async () => {
     const counter = { read: 0 };
-    const pool = await startPool<string>({ model: hashModel({ dim: DIM, slowMs: { 0: 5, 1: 5 } }), backend: 'cpu', workers: 2, inFlightPerWorker: 2 });
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, slowMs: { 0: 5, 1: 5 } }), devices: cpuWorkerDevices(2), inFlightPerWorker: 2 });
     let maxBatchItems = 0;
     pool.events$.subscribe((e) => {
       if (e.type === 'batch') maxBatchItems = Math.max(maxBatchItems, e.items);
@@ -63,7 +63,7 @@ describe('worker pool + runEmbedding', () => {
 
   it('restarts a worker killed mid-run, requeues its batches, and the output is byte-identical', async () => {
     const undisturbed = await embedAll(items, { slowMs: { 0: 3, 1: 3 } });
-    const pool = await startPool<string>({ model: hashModel({ dim: DIM, slowMs: { 0: 3, 1: 3 } }), backend: 'cpu', workers: 2 });
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, slowMs: { 0: 3, 1: 3 } }), devices: cpuWorkerDevices(2) });
     const events: PoolEvent[] = [];
     let killed = 0;
     pool.events$.subscribe((event) => {
@@ -90,7 +90,7 @@ describe('worker pool + runEmbedding', () => {
 
   it('packs the same full batches for a consumer slower than the pool (no partial windows while batches are in flight)', async () => {
     const batchesWith = async (consumerDelayMs: number) => {
-      const pool = await startPool<string>({ model: hashModel({ dim: DIM }), backend: 'cpu', workers: 1 });
+      const pool = await startPool<string>({ model: hashModel({ dim: DIM }), devices: cpuWorkerDevices(1) });
       const sizes: number[] = [];
       pool.events$.subscribe((event) => {
         if (event.type === 'batch') sizes.push(event.items);
@@ -124,7 +124,7 @@ describe('worker pool + runEmbedding', () => {
 
   it('gives a worker that runs C batches at once K + C − 1 of credit: K − 1 still wait there, as with one at a time', async () => {
     const credit = async (modelOptions: Record<string, unknown>) => {
-      const pool = await startPool<string>({ model: hashModel({ dim: DIM, ...modelOptions }), backend: 'cpu', workers: 1, inFlightPerWorker: 2 });
+      const pool = await startPool<string>({ model: hashModel({ dim: DIM, ...modelOptions }), devices: cpuWorkerDevices(1), inFlightPerWorker: 2 });
       try {
         return pool.freeCredit();
       } finally {
@@ -140,9 +140,8 @@ describe('worker pool + runEmbedding', () => {
     const dir = await tempDir();
     const pool = await startPool<string>({
       model: hashModel({ dim: DIM, describe: true, counters: true, crashAfterBatches: 4, crashMarker: join(dir, 'crash') }),
-      backend: 'cpu',
-      precision: 'bf16',
-      workers: 2,
+      devices: cpuWorkerDevices(2),
+      compute: { backend: 'cpu', precision: 'bf16' },
     });
     const events: PoolEvent[] = [];
     pool.events$.subscribe((event) => events.push(event));
@@ -155,8 +154,8 @@ describe('worker pool + runEmbedding', () => {
       expect(telemetry.reduce((sum, w) => sum + w.counters.items, 0)).toBe(items.length);
       for (const w of telemetry) expect(w.counters.batches).toBe(w.batches);
       for (const w of telemetry) {
-        // the worker's factory got the pool's backend and precision (info: from the slot's latest process)
-        expect(w.info).toEqual({ backend: 'cpu', precision: 'bf16', pid: expect.any(Number), visible: null });
+        // the worker's factory got the pool's compute settings (info: from the slot's latest process)
+        expect(w.info).toEqual({ compute: { backend: 'cpu', precision: 'bf16' }, pid: expect.any(Number), visible: null });
       }
     } finally {
       await pool.close();
@@ -205,16 +204,16 @@ describe('worker pool + runEmbedding', () => {
   });
 
   it('fails clearly when the model cannot load, leaving no worker behind', async () => {
-    await expect(startPool({ model: hashModel({ failInit: true }), backend: 'cpu', workers: 2 })).rejects.toThrow(
+    await expect(startPool({ model: hashModel({ failInit: true }), devices: cpuWorkerDevices(2) })).rejects.toThrow(
       /worker \d \(cpu:\d\) failed to start: weights file is unreadable/,
     );
-    await expect(startPool({ model: { module: '/nonexistent/model.mjs', export: 'x', options: {} }, backend: 'cpu' })).rejects.toThrow(
+    await expect(startPool({ model: { module: '/nonexistent/model.mjs', export: 'x', options: {} }, devices: cpuWorkerDevices(1) })).rejects.toThrow(
       WorkerPoolError,
     );
   });
 
   it('gives up after maxRestarts consecutive crashes instead of looping forever', async () => {
-    const pool = await startPool<string>({ model: hashModel({ dim: DIM, crashAfterBatches: 0 }), backend: 'cpu', workers: 1, maxRestarts: 2 });
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, crashAfterBatches: 0 }), devices: cpuWorkerDevices(1), maxRestarts: 2 });
     try {
       await expect(collect(runEmbedding({ items: asyncItems(items.slice(0, 50)), pack: PACK, pool }))).rejects.toThrow(
         /every worker failed 3 times in a row|fails every time/,
@@ -228,15 +227,15 @@ describe('worker pool + runEmbedding', () => {
 describe('worker pool in a thread of this process (thread: true, the in-process mode)', () => {
   const items = makeSequences(200);
 
-  it('embeds through the same protocol on its own in-process device, letting the model pick the backend (auto)', async () => {
-    const pool = await startPool<string>({ model: hashModel({ dim: DIM, describe: true }), backend: 'auto', thread: true });
+  it('embeds through the same protocol on its own in-process device, handing the model its compute settings', async () => {
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, describe: true }), compute: { backend: 'wasm', precision: 'fp32' }, thread: true });
     try {
       const results = await collect(runEmbedding({ items: asyncItems(items), pack: PACK, pool }));
       expect(results.map((r) => Array.from(r.vector))).toEqual(items.map((item) => Array.from(hashVector(item, DIM))));
       expect(pool.devices).toEqual([inProcessDevice]);
       const [worker] = pool.telemetry();
       expect(worker).toMatchObject({ device: 'in-process', pid: process.pid, items: 200 });
-      expect(worker.info).toMatchObject({ backend: 'auto', pid: process.pid });
+      expect(worker.info).toMatchObject({ compute: { backend: 'wasm', precision: 'fp32' }, pid: process.pid });
     } finally {
       await pool.close();
     }
@@ -246,7 +245,6 @@ describe('worker pool in a thread of this process (thread: true, the in-process 
     const dir = await tempDir();
     const pool = await startPool<string>({
       model: hashModel({ dim: DIM, hangAfterBatches: 0, hangMarker: join(dir, 'hang'), hangMode: 'busy' }),
-      backend: 'cpu',
       thread: true,
     });
     const batch = pool.submit({ items: [{ index: 0, tokens: 3, value: 'abc' }] });
@@ -262,13 +260,13 @@ describe('worker pool in a thread of this process (thread: true, the in-process 
   });
 
   it("fails with the model's own message when it cannot load (there is no worker to name)", async () => {
-    const starting = startPool({ model: hashModel({ failInit: true }), backend: 'cpu', thread: true });
+    const starting = startPool({ model: hashModel({ failInit: true }), thread: true });
     await expect(starting).rejects.toThrow(WorkerPoolError);
     await expect(starting).rejects.toThrow(/^weights file is unreadable \(injected\)$/);
   });
 
-  it("takes neither devices nor workers; worker processes still need resolved devices for backend 'auto'", async () => {
-    await expect(startPool({ model: hashModel(), backend: 'cpu', thread: true, workers: 2 })).rejects.toThrow(/devices and workers do not apply/);
-    await expect(startPool({ model: hashModel(), backend: 'auto', workers: 1 })).rejects.toThrow(/backend 'auto' needs thread or resolvedDevices/);
+  it('takes no devices; worker processes need them', async () => {
+    await expect(startPool({ model: hashModel(), thread: true, devices: cpuWorkerDevices(2) })).rejects.toThrow(/devices and workers do not apply/);
+    await expect(startPool({ model: hashModel() })).rejects.toThrow(/worker processes need devices/);
   });
 });

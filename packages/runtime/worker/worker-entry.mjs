@@ -46,7 +46,7 @@ function moduleUrl(spec) {
 }
 
 async function init(message) {
-  const { spec, device, backend, precision, workerIndex, heartbeatIntervalMs } = message;
+  const { spec, device, compute, workerIndex, heartbeatIntervalMs } = message;
   // Heartbeats come from the event loop: if a batch blocks it (or hangs), they stop and the pool
   // restarts us after its heartbeat timeout.
   setInterval(() => send({ type: 'heartbeat' }), heartbeatIntervalMs).unref();
@@ -56,7 +56,7 @@ async function init(message) {
     if (typeof factory !== 'function') {
       throw new Error(`model plugin '${spec.module}' has no exported function '${spec.export}'`);
     }
-    model = await factory(spec.options, { device, backend, ...(precision ? { precision } : {}), workerIndex });
+    model = await factory(spec.options, { device, ...(compute === undefined ? {} : { compute }), workerIndex });
     if (!model || !Number.isInteger(model.dim) || model.dim <= 0 || typeof model.embed !== 'function') {
       throw new Error(`model plugin '${spec.module}#${spec.export}' returned no valid model (needs dim and embed)`);
     }

@@ -150,7 +150,7 @@ function vmRssBytes(pid) {
 
 async function measure(size) {
   const runtimeDir = resolve(args.runtime || fileURLToPath(new URL('../../../packages/runtime', import.meta.url)));
-  const { runEmbedding, startPool } = await import(pathToFileURL(join(runtimeDir, 'dist', 'index.js')).href);
+  const { cpuWorkerDevices, runEmbedding, startPool } = await import(pathToFileURL(join(runtimeDir, 'dist', 'index.js')).href);
   const workers = Number(args.workers);
   const dim = Number(args.dim);
   const tokenBudget = Number(args['token-budget']);
@@ -162,7 +162,7 @@ async function measure(size) {
       ? { module: fileURLToPath(new URL('../../../packages/runtime/test/fixtures/hash-model.mjs', import.meta.url)), export: 'createHashModel', options: { dim } }
       : { module: `${here}cheap-model.mjs`, export: 'createCheapModel', options: { dim } };
 
-  const pool = await startPool({ model, backend: 'cpu', workers, inFlightPerWorker: k });
+  const pool = await startPool({ model, devices: cpuWorkerDevices(workers), inFlightPerWorker: k });
   let maxBatchItems = 0;
   pool.events$.subscribe((e) => {
     if (e.type === 'batch') maxBatchItems = Math.max(maxBatchItems, e.items);

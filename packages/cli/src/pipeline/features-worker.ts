@@ -5,6 +5,7 @@ import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import { gpuUtilization, peakGpuBytes, startCompute, startGpuUtilizationSampling, type ComputeDescription, type ComputeSettings } from '@virnucpro/compute';
 import type { Embedder } from '@virnucpro/ops';
+import type { WorkerModelFactory } from '@virnucpro/runtime';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import { ModelLoadError } from '../errors.js';
@@ -38,12 +39,9 @@ export interface FeaturesModel extends Embedder<FrameItem> {
   counters(): FeaturesCounters;
 }
 
-/** What the worker is told to start: the parent's plan (@virnucpro/compute's planCompute), nothing left to choose. */
-export type FeaturesContext = Pick<ComputeSettings, 'backend' | 'precision'>;
-
-export async function createFeaturesModel(options: FeaturesWorkerOptions, ctx: FeaturesContext): Promise<FeaturesModel> {
-  // The backend (and its precision) once, here; both models load onto it.
-  const compute = await startCompute({ backend: ctx.backend, precision: ctx.precision });
+export async function createFeaturesModel(options: FeaturesWorkerOptions, settings: ComputeSettings): Promise<FeaturesModel> {
+  // The backend the parent planned (@virnucpro/compute's planCompute), started once, here; both models load onto it.
+  const compute = await startCompute(settings);
   // A model that cannot be read is the user's to fix (exit 2), named in one line; running out of GPU memory is not.
   const loadError = (model: 'ESM-2 model' | 'DNABERT-S model', path: string) => (err: unknown) => {
     throw isOutOfMemory(err) ? err : new ModelLoadError(model, path, err);
@@ -130,4 +128,7 @@ async function bothOrFirstError<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A,
 }
 
 /** The runtime's factory signature: (options, ctx) → Embedder. */
-export const featuresWorkerFactory = (options: unknown, ctx: FeaturesContext) => createFeaturesModel(options as FeaturesWorkerOptions, ctx);
+export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSettings> = (options, ctx) => {
+  if (!ctx.compute) throw new Error('the features worker needs its compute settings (the pool\'s `compute`)');
+  return createFeaturesModel(options as FeaturesWorkerOptions, ctx.compute);
+};

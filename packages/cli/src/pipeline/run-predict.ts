@@ -343,9 +343,9 @@ async function startFeaturePool(
       ...(threads !== undefined ? { threads } : {}),
     }),
   );
-  const { backend, precision } = plan.settings;
   // No devices: the runtime's in-process mode, the models on a worker thread of this process.
-  const pool = await startPool<FrameItem>({ model, backend, precision, ...(plan.devices ? { resolvedDevices: plan.devices } : { thread: true }) });
+  const pool = await startPool<FrameItem>({ model, compute: plan.settings, ...(plan.devices ? { devices: plan.devices } : { thread: true }) });
+  const { backend, precision } = plan.settings;
   return { pool, compute: computeOf(pool.telemetry(), { backend, precision }), plan };
 }
 

@@ -1,12 +1,27 @@
-import { cpus } from 'node:os';
-import { DeviceSelectionError } from './errors.js';
-// The subpath, not the entry point: ops' entry point loads tfjs and its backends (~20 MB) that the runtime never uses.
-import { dawnFlagsToEnv } from '@virnucpro/ops/webgpu-setup';
-import { cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, listCudaDevices, listCudaDriverDevices, type CudaDevice, type CudaDriverDevice } from './cuda-devices.js';
-import { isolationUnavailable } from './device-isolation.js';
-import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
-import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
-import type { BackendName, DeviceInfo } from './plugin.js';
+import { dawnFlagsToEnv, type BackendName } from '@virnucpro/ops';
+import {
+  cpuWorkerDevices, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, DeviceSelectionError, isolationUnavailable, isSoftwareAdapter,
+  listCudaDevices, listNvidiaDeviceNodes, listWebGpuAdapters, type CudaDevice, type DeviceInfo, type NvidiaDeviceNode, type WebGpuAdapter,
+} from '@virnucpro/runtime';
+import { backends } from './backends.js';
+import { cudaProbe } from './cuda-probe.js';
+
+/** A GPU as the CUDA driver numbers it (the `cuda` backend's view). */
+export interface CudaDriverDevice {
+  /** Driver ordinal: nvidia-smi's number, or the position in CUDA_VISIBLE_DEVICES when the parent has one. */
+  ordinal: number;
+  name: string;
+}
+
+/**
+ * The GPUs of the cuda backend's probe (cuda-probe.ts: asked once per process, the answer `auto` read too). No
+ * GPU, driver or libraries: a DeviceSelectionError with the probe's reason (what was looked for, and where).
+ */
+async function cudaDriverDevices(): Promise<CudaDriverDevice[]> {
+  const probe = cudaProbe();
+  if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
+  return probe.devices.map((d) => ({ ordinal: d.ordinal, name: d.name }));
+}
 
 export interface DeviceSelection {
   backend: BackendName;
@@ -18,7 +33,7 @@ export interface DeviceSelection {
   discover?: {
     /** GPUs for `tensorflow` (nvidia-smi). */
     cuda?: () => Promise<CudaDevice[]>;
-    /** GPUs for `cuda` (the CUDA driver, through @virnucpro/tfjs-backend-cuda's probeCuda). */
+    /** GPUs for `cuda` (the CUDA driver, through @virnucpro/tfjs-backend-cuda's probeCuda, asked once). */
     cudaDriver?: () => Promise<CudaDriverDevice[]>;
     /** The environment the pool's workers inherit (CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER); default process.env. */
     env?: NodeJS.ProcessEnv;
@@ -38,12 +53,11 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
   const workers = selection.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) throw new DeviceSelectionError(`workers must be a positive integer, got ${workers}`);
 
-  if (backend === 'cpu' || backend === 'wasm' || backend === 'onednn') {
+  if (backends[backend].runsOn === 'cpu') {
     if (selection.devices && selection.devices.length > 0) {
       throw new DeviceSelectionError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers)`);
     }
-    if (workers > cpus().length * 4) throw new DeviceSelectionError(`${workers} CPU workers for ${cpus().length} cores is not sensible`);
-    return Array.from({ length: workers }, (_, id) => ({ label: `cpu:${id}`, kind: 'cpu' as const, id, env: {} }));
+    return cpuWorkerDevices(workers);
   }
 
   if (backend === 'tensorflow') {
@@ -61,7 +75,7 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
   if (backend === 'cuda') {
     // One worker per driver ordinal, each started with CUDA_VISIBLE_DEVICES naming that GPU alone, so its
     // backend sees exactly one device (ordinal 0). No mount namespace: CUDA honours the variable itself.
-    const found = await (selection.discover?.cudaDriver ?? listCudaDriverDevices)();
+    const found = await (selection.discover?.cudaDriver ?? cudaDriverDevices)();
     const chosen = pick(found.map((d) => d.ordinal), selection.devices, 'CUDA', found.map((d) => `${d.ordinal} (${d.name})`));
     return chosen.flatMap((ordinal) => {
       const device = found.find((d) => d.ordinal === ordinal)!;
@@ -137,17 +151,4 @@ function pick(available: number[], requested: number[] | undefined, what: string
 
 function replicate(count: number, device: DeviceInfo): DeviceInfo[] {
   return Array.from({ length: count }, () => ({ ...device, env: { ...device.env }, ...(device.hideDeviceNodes ? { hideDeviceNodes: [...device.hideDeviceNodes] } : {}) }));
-}
-
-/** Parses `--devices 0,2` (also accepts "cuda:1" / "webgpu:1" forms). */
-export function parseDeviceList(text: string): number[] {
-  return text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)
-    .map((part) => {
-      const id = Number(part.replace(/^[a-z]+:/i, ''));
-      if (!Number.isInteger(id) || id < 0) throw new DeviceSelectionError(`--devices expects comma-separated device numbers like 0,2; got '${part}'`);
-      return id;
-    });
 }
