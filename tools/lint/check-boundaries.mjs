@@ -2,7 +2,9 @@
 // Module-boundary check for one package (run from the package directory).
 // Rules: (1) another @virnucpro package is imported only by its bare name
 // (its public src/index.ts) or a subpath it exports, never a deep path; (2) no relative import leaves
-// the package; (3) every @virnucpro import is declared in package.json.
+// the package; (3) every @virnucpro import is declared in package.json; (4) floors (tools/lint/floors.json):
+// src/ and bin/ import only packages on lower floors, declared as dependencies (not devDependencies), and no
+// package depends on itself through others, dependencies and devDependencies alike (no cycle).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve, dirname, relative } from 'node:path';
 
@@ -36,6 +38,48 @@ function isPublicSubpath(parts) {
 }
 
 const problems = [];
+const scope = '@virnucpro/';
+const shortName = (name) => name.slice(scope.length);
+const { floors } = JSON.parse(readFileSync(new URL('./floors.json', import.meta.url), 'utf8'));
+const floorOf = new Map(floors.flatMap(({ floor, packages }) => packages.map((name) => [name, floor])));
+const ownFloor = floorOf.get(shortName(pkg.name));
+if (ownFloor === undefined) problems.push(`${pkg.name} stands on no floor: add it to tools/lint/floors.json`);
+const runtimeDeps = new Set([
+  ...Object.keys(pkg.dependencies ?? {}),
+  ...Object.keys(pkg.optionalDependencies ?? {}),
+  ...Object.keys(pkg.peerDependencies ?? {}),
+]);
+
+/** Every workspace package's @virnucpro dependencies (runtime and dev), read from the package.json files. */
+function workspaceGraph() {
+  const graph = new Map();
+  for (const dir of readdirSync(join(pkgDir, '..'))) {
+    let other;
+    try { other = JSON.parse(readFileSync(join(pkgDir, '..', dir, 'package.json'), 'utf8')); } catch { continue; }
+    const deps = Object.keys({ ...other.dependencies, ...other.optionalDependencies, ...other.peerDependencies, ...other.devDependencies });
+    graph.set(other.name, deps.filter((name) => name.startsWith(scope)));
+  }
+  return graph;
+}
+
+/** A path of dependencies from this package back to itself, if there is one. */
+function cycleThroughSelf(graph) {
+  const seen = new Set();
+  const walk = (name, path) => {
+    for (const next of graph.get(name) ?? []) {
+      if (next === pkg.name) return [...path, next];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(pkg.name, [pkg.name]);
+}
+const cycle = cycleThroughSelf(workspaceGraph());
+if (cycle) problems.push(`dependency cycle: ${cycle.join(' -> ')}`);
+
 for (const top of ['src', 'test', 'bin']) {
   let exists = true;
   try { statSync(join(pkgDir, top)); } catch { exists = false; }
@@ -50,6 +94,13 @@ for (const top of ['src', 'test', 'bin']) {
         if (parts.length > 2 && !isPublicSubpath(parts)) problems.push(`${where} reaches into another package's internals; import '${parts.slice(0, 2).join('/')}'`);
         const name = parts.slice(0, 2).join('/');
         if (name !== pkg.name && !declared.has(name)) problems.push(`${where} is not declared in package.json dependencies`);
+        if (name !== pkg.name && top !== 'test') {
+          const floor = floorOf.get(shortName(name));
+          if (ownFloor !== undefined && floor !== undefined && floor >= ownFloor) {
+            problems.push(`${where} imports a package on floor ${floor} from floor ${ownFloor} (tools/lint/floors.json): only lower floors`);
+          }
+          if (declared.has(name) && !runtimeDeps.has(name)) problems.push(`${where} is needed at run time: declare it in dependencies, not devDependencies`);
+        }
       } else if (spec.startsWith('.')) {
         const target = resolve(dirname(file), spec);
         if (relative(pkgDir, target).startsWith('..')) problems.push(`${where} leaves the package directory`);
