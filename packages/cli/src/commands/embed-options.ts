@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { backendNames, checkPrecisionOption, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
+import { packWindowFor } from '@virnucpro/runtime';
 import { UsageError, asUsage } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 
@@ -21,7 +22,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
     .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: not faster than bf16 yet, accuracy in docs/usage.md' })
     .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
-    .option('window', { type: 'number', default: 1024, describe: 'records the packer may hold back to fill batches' })
+    .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
     .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
     .option('quiet', { type: 'boolean', describe: 'no log lines' });
 }
@@ -43,7 +44,7 @@ export interface EmbedArgs {
 export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
   const input = args.input as string;
   const tokenBudget = args['token-budget'] as number;
-  const window = args.window as number;
+  const window = (args.window as number | undefined) ?? packWindowFor(tokenBudget, 1024);
   const backend = args.backend as BackendChoice;
   const precision = args.precision as Precision | undefined;
   asUsage(() => checkPrecisionOption(backend, precision));

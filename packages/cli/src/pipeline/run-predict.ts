@@ -6,7 +6,7 @@ import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmpt
 import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
 import { chunkLayout, prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
-import { runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
+import { packWindowFor, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import { defaultTokenBudget, planCompute, type ComputeDescription, type ComputePlan } from '@virnucpro/compute';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
@@ -211,14 +211,15 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       const warning = workerEventWarning(event);
       if (warning) reporter.log(`virnucpro: warning: ${warning}`);
     });
+    const packWindow = options.packWindow ?? packWindowFor(pool.plan.tokenBudget, 2000);
     const run = runEmbedding<FrameItem>({
       items: frames,
-      pack: { tokenBudget: pool.plan.tokenBudget, window: options.packWindow, tokenCount: esmTokenCount },
+      pack: { tokenBudget: pool.plan.tokenBudget, window: packWindow, tokenCount: esmTokenCount },
       // Results wait up to a window for their turn (restoreOrder) and then for the MLP: with the runtime's
       // default (2 windows) the next window could not be read while the consumer caught up, and the GPU ran
       // dry every few seconds (H100, 100K frames: 0.4–0.8 s gaps, pool empty each time). Frames are small and
       // a waiting result is 13 KB: 4 windows hold ~100 MB.
-      maxReadAhead: 4 * options.packWindow,
+      maxReadAhead: 4 * packWindow,
       pool: pool.pool,
       checkpoint,
       idOf: (frame) => frame.id,
