@@ -1,0 +1,55 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { linear } from '@virnucpro/ops';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ONEDNN_BACKEND, probeOnednn, setOnednnBackendOptions } from '../src/index.js';
+
+const probe = probeOnednn();
+
+function randoms(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    out[i] = s / 2 ** 31 - 1;
+  }
+  return out;
+}
+
+// The rows of a linear layer at ESM-2 3B's K: oneDNN alone gives rows of a call with few rows other low bits
+// than the same rows inside a larger call (measured for M ≤ 40 at K = 2560); the 128-row calls must not.
+describe.skipIf(!probe.ok)('onednn linear rows do not depend on the batch or the thread count', () => {
+  const k = 2560, n = 48, total = 300;
+  const x = randoms(total * k, 11), w = randoms(k * n, 12).map((v) => v * 0.05), b = randoms(n, 13);
+  beforeAll(async () => {
+    tf.env().set('PROD', true);
+    await tf.setBackend(ONEDNN_BACKEND);
+  });
+  afterAll(() => setOnednnBackendOptions({}));
+
+  const rowsOf = (from: number, count: number): Float32Array => {
+    const y = tf.tidy(() => linear(tf.tensor2d(x.subarray(from * k, (from + count) * k), [count, k]), tf.tensor2d(w, [k, n]), tf.tensor1d(b), { activation: 'gelu' }));
+    const values = y.dataSync() as Float32Array;
+    y.dispose();
+    return values;
+  };
+
+  it('a block of rows alone, at any offset of a larger batch, gives the same bytes', () => {
+    const batch = rowsOf(0, total);
+    for (const [from, count] of [[0, 1], [5, 7], [100, 40], [127, 2], [128, 1], [170, 130], [299, 1]]) {
+      expect(Buffer.from(rowsOf(from, count).buffer).equals(Buffer.from(batch.buffer, from * n * 4, count * n * 4)), `rows ${from}..${from + count - 1}`).toBe(true);
+    }
+  });
+
+  it('one thread and two give the same bytes', async () => {
+    const bytes: Buffer[] = [];
+    for (const threads of [1, 2]) {
+      setOnednnBackendOptions({ threads });
+      tf.removeBackend(ONEDNN_BACKEND); // a new instance takes the options
+      const { OnednnBackend } = await import('../src/index.js');
+      tf.registerBackend(ONEDNN_BACKEND, () => new OnednnBackend({ threads }), 2);
+      await tf.setBackend(ONEDNN_BACKEND);
+      bytes.push(Buffer.from(rowsOf(0, total).buffer));
+    }
+    expect(bytes[0].equals(bytes[1])).toBe(true);
+  });
+});
