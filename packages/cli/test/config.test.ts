@@ -54,7 +54,7 @@ describe('predict options: clear errors', () => {
     expect(bad({ 'token-budget': 'lots' })).toThrow(/--token-budget: expected a whole number, got "lots"/);
     expect(bad({ 'token-budget': '3' })).toThrow(/≥ 16/);
     expect(bad({ 'model-type': '400' })).toThrow(/--model-type: expected one of 300, 500/);
-    expect(bad({ backend: 'tpu' })).toThrow(/--backend: expected one of auto, cpu, wasm, webgpu, tensorflow, cuda, got "tpu"/);
+    expect(bad({ backend: 'tpu' })).toThrow(/--backend: expected one of auto, cpu, wasm, onednn, webgpu, tensorflow, cuda, got "tpu"/);
   });
   it('rejects contradictions and missing essentials', () => {
     expect(bad({ resume: true, force: true })).toThrow(/--resume and --force/);

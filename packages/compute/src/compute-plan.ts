@@ -1,4 +1,5 @@
-import type { Precision } from '@virnucpro/ops';
+import type { BackendName, Precision } from '@virnucpro/ops';
+import { ONEDNN_INSTALL_HINT } from '@virnucpro/tfjs-backend-onednn';
 import { DeviceSelectionError, type DeviceInfo } from '@virnucpro/runtime';
 import { backends, type ComputeSettings } from './backends.js';
 import { cudaProbe } from './cuda-probe.js';
@@ -30,6 +31,8 @@ export interface ComputePlan {
   /** One per worker process (`--devices`/`--workers`), or undefined: the models in this process (a worker thread). */
   devices?: DeviceInfo[];
   tokenBudget: number;
+  /** One-line notes for the user about the choice (e.g. what to install for a faster backend `auto` had to skip). */
+  notes: string[];
 }
 
 /**
@@ -45,7 +48,11 @@ export async function planCompute(request: ComputeRequest): Promise<ComputePlan>
     const probe = cudaProbe();
     if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
   }
-  const backend = await resolveBackend(request.backend, request.onAttempt);
+  const skipped = new Map<BackendName, string>();
+  const backend = await resolveBackend(request.backend, (attempt) => {
+    if (!attempt.ok) skipped.set(attempt.backend, attempt.reason ?? '');
+    request.onAttempt?.(attempt);
+  });
   if (requestedDevices.length > 0 && backends[backend].runsOn === 'cpu') {
     throw new ComputeSettingError(`--devices selects GPUs; backend '${backend}' runs on the CPU (use --workers N for N worker processes)`);
   }
@@ -58,5 +65,13 @@ export async function planCompute(request: ComputeRequest): Promise<ComputePlan>
         workers: (request.workers ?? 0) > 0 ? request.workers : undefined,
       })
     : undefined;
-  return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend) };
+  return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend), notes: notesOn(backend, skipped) };
+}
+
+/** `auto` settled for a slower CPU backend because oneDNN is missing: say, in one line, what to install. */
+function notesOn(backend: BackendName, skipped: Map<BackendName, string>): string[] {
+  if (skipped.has('onednn') && (backend === 'wasm' || backend === 'cpu')) {
+    return [`running the models on '${backend}' (one core); ${ONEDNN_INSTALL_HINT}`];
+  }
+  return [];
 }

@@ -30,6 +30,7 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
         await withInputFile(given, async (run) => {
           if (model.checksInputFirst) await requireFastaRecords(run.input); // before the model load, which can take a while
           const plan = await asUsageAsync(planCompute({ backend: run.backend, ...(run.precision ? { precision: run.precision } : {}) }));
+          for (const note of plan.notes) run.log?.(`virnucpro: note: ${note}`);
           const compute = await startCompute(plan.settings);
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
           // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).

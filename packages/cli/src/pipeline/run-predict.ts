@@ -122,6 +122,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     throw err;
   });
   loading.end();
+  for (const note of pool.plan.notes) reporter.log(`virnucpro: note: ${note}`);
   summary.setCompute(pool.compute);
   summary.endStage('load-models');
 
