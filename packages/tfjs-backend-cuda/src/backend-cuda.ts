@@ -108,6 +108,11 @@ export class CudaBackend extends KernelBackend {
     this.stream = this.driver.createStream();
     this.allocator = new CachingAllocator(this.driver);
     this.precision = options.precision ?? defaultPrecision;
+    // FP8 tensor cores came with Ada (sm_89) and Hopper (sm_90): on an older GPU every FP8 GEMM would fall back to
+    // bf16 on fp8-rounded inputs, costing accuracy for nothing.
+    if (this.precision === 'fp8' && Number(this.device.arch.slice(3)) < 89) {
+      throw new Error(`precision fp8 needs FP8 tensor cores (compute capability 8.9 or newer); ${this.device.name} is ${this.device.arch}: use bf16`);
+    }
     this.storage = floatStorage(this.precision);
     this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM === '1';
