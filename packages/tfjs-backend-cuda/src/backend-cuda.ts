@@ -66,7 +66,7 @@ export interface TensorData {
   /** fp8: `ptr` was never written; the tensor's values are its fp8 rows, turned into T on first use (see ptr()). */
   stale?: boolean;
   /** fp8: this weight [inner, cols] quantised per output channel and transposed, made on first use as a weight. */
-  fp8Weight?: Fp8Operand;
+  fp8Weight?: Fp8Operand & { cols: number };
 }
 
 const WORKSPACE_BYTES = 64 * 2 ** 20;
@@ -260,12 +260,13 @@ export class CudaBackend extends KernelBackend {
   }
 
   /** The weight [inner, cols] as E4M3 [cols, inner] with one scale per output channel, quantised on first use and kept. */
-  fp8Weight(info: TensorInfo): Fp8Operand {
+  fp8Weight(info: TensorInfo): Fp8Operand & { cols: number } {
     const d = this.tensorData(info.dataId);
-    if (d.fp8Weight) return d.fp8Weight;
     const [inner, cols] = info.shape;
+    if (d.fp8Weight?.cols === cols) return d.fp8Weight; // a reshaped view of the same data gets its own copy
+    if (d.fp8Weight) this.releaseFp8(d.fp8Weight);
     const w = this.ptr(info);
-    const q = { data: this.allocator.alloc(Math.max(16, inner * cols)), scales: this.allocator.alloc(Math.max(16, cols * 4)) };
+    const q = { data: this.allocator.alloc(Math.max(16, inner * cols)), scales: this.allocator.alloc(Math.max(16, cols * 4)), cols };
     this.launch(fp8Source, 'weight_column_scales', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'ppii', w, q.scales, inner, cols);
     this.launch(fp8Source, 'weight_quantize_transposed', [], [Math.ceil(cols / 32), Math.ceil(inner / 32), 1], [32, 8, 1], 0, 'pppii', w, q.scales, q.data, inner, cols);
     d.fp8Weight = q;
