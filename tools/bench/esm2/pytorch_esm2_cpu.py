@@ -36,18 +36,19 @@ args = p.parse_args()
 
 
 def write_safetensors(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, t in tensors.items():
-        data = t.detach().contiguous().float().numpy().tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
+    """tensors: name -> (shape, make) where make() returns the tensor; made and written one at a time, so a 3B model
+    never sits in memory whole (11.4 GB in fp32)."""
+    header, offset = {}, 0
+    for name, (shape, _) in tensors.items():
+        size = 4 * math.prod(shape)
+        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + size]}
+        offset += size
     raw = json.dumps(header).encode()
     raw += b" " * (-len(raw) % 8)
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(raw)) + raw)
-        for b in blobs:
-            f.write(b)
+        for name, (shape, make) in tensors.items():
+            f.write(make().detach().contiguous().float().numpy().tobytes())
 
 
 def read_safetensors(path):
@@ -68,20 +69,21 @@ def read_safetensors(path):
 def write_model(folder, size):
     layers, d, heads = SIZES[size]
     g = torch.Generator().manual_seed(11)
-    u = lambda *shape: (torch.rand(*shape, generator=g) * 2 - 1) * (1 / math.sqrt(shape[-1]))
+    # name -> (shape, make): drawn in file order from one seeded generator when written.
+    u = lambda *shape, scale=1.0, offset=0.0: (shape, lambda: offset + scale * (torch.rand(*shape, generator=g) * 2 - 1) * (1 / math.sqrt(shape[-1])))
     hd = d // heads
     inv_freq = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
-    t = {"esm.embeddings.word_embeddings.weight": u(33, d), "esm.encoder.emb_layer_norm_after.weight": 1 + 0.1 * u(d),
-         "esm.encoder.emb_layer_norm_after.bias": 0.1 * u(d)}
+    t = {"esm.embeddings.word_embeddings.weight": u(33, d), "esm.encoder.emb_layer_norm_after.weight": u(d, scale=0.1, offset=1.0),
+         "esm.encoder.emb_layer_norm_after.bias": u(d, scale=0.1)}
     for i in range(layers):
         pre = f"esm.encoder.layer.{i}."
         for name in ["attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"]:
-            t[pre + name + ".weight"], t[pre + name + ".bias"] = u(d, d), 0.1 * u(d)
-        t[pre + "attention.self.rotary_embeddings.inv_freq"] = inv_freq
-        t[pre + "intermediate.dense.weight"], t[pre + "intermediate.dense.bias"] = u(4 * d, d), 0.1 * u(4 * d)
-        t[pre + "output.dense.weight"], t[pre + "output.dense.bias"] = u(d, 4 * d), 0.1 * u(d)
+            t[pre + name + ".weight"], t[pre + name + ".bias"] = u(d, d), u(d, scale=0.1)
+        t[pre + "attention.self.rotary_embeddings.inv_freq"] = (tuple(inv_freq.shape), lambda: inv_freq)
+        t[pre + "intermediate.dense.weight"], t[pre + "intermediate.dense.bias"] = u(4 * d, d), u(4 * d, scale=0.1)
+        t[pre + "output.dense.weight"], t[pre + "output.dense.bias"] = u(d, 4 * d), u(d, scale=0.1)
         for ln in ["attention.LayerNorm", "LayerNorm"]:
-            t[pre + ln + ".weight"], t[pre + ln + ".bias"] = 1 + 0.1 * u(d), 0.1 * u(d)
+            t[pre + ln + ".weight"], t[pre + ln + ".bias"] = u(d, scale=0.1, offset=1.0), u(d, scale=0.1)
     os.makedirs(folder, exist_ok=True)
     write_safetensors(os.path.join(folder, "model.safetensors"), t)
     config = {"architectures": ["EsmModel"], "model_type": "esm", "vocab_size": 33, "mask_token_id": 32, "pad_token_id": 1,
