@@ -26,7 +26,7 @@ export { halfToFloat } from './half-to-float.js';
 export { rotaryQkv } from './rotary-qkv.js';
 export { embedding } from './embedding.js';
 export { gelu } from './gelu.js';
-export { PackedLayout, packedLayout, attentionLength, maskedScore, type AttentionGroup } from './packed-layout.js';
+export { PackedLayout, packedLayout, type AttentionGroup } from './packed-layout.js';
 export { packedAttention, type PackedAttentionOptions } from './packed-attention.js';
 export { segmentMean } from './segment-mean.js';
 export type { Embedder } from './embedder.js';

@@ -1,39 +1,28 @@
 import * as tf from '@tensorflow/tfjs-core';
 
-/** Additive attention bias for keys outside a segment (finite: avoids inf−inf NaNs in any backend). */
-export const maskedScore = -1e9;
-
 /**
- * The length a segment of `length` tokens is padded to for attention: a function of its own length only
- * (batch invariance, docs/architecture.md), never of its neighbours. Up to 8 tokens: the length itself; then
- * rounded up to a quarter of its power of two (9 → 10, 17 → 20, 100 → 112, 130 → 160), so at most 25 % of
- * padding per side (≤ 1.56× the score work) and four padded lengths per octave (few attention groups per batch).
- * Why padding must not follow the neighbours: the wasm backend's softmax and matmuls group a row's sums by
- * its padded length (SIMD lanes, tail loops), so a segment padded to its group's longest came out up to
- * 6e-7 apart in different batches.
+ * Segments whose attention runs as one batched matmul: all the segments of one length, so nothing is padded.
+ * Why one length and not "similar lengths padded to the longest": a segment's attention must be the same
+ * computation whatever its neighbours (batch invariance, docs/architecture.md). Padded to its group's longest
+ * member, a segment came out up to 6e-7 apart in different batches on wasm (XNNPACK's softmax groups a row's sum by
+ * the row's length); padded to a length of its own (≤ 25 % more) it was invariant but 1.2–1.9× slower on the demo
+ * models than this (attention dominates on wasm, and padding breaks the no-gather fast path).
  */
-export function attentionLength(length: number): number {
-  if (length <= 8) return length;
-  const step = 2 ** (Math.floor(Math.log2(length)) - 2);
-  return Math.ceil(length / step) * step;
-}
-
-/** Segments whose attention runs as one padded batched matmul: those of the same `attentionLength`. */
 export interface AttentionGroup {
   /** Segment indices (into `lengths`) in this group, in batch order. */
   segments: number[];
-  /** Padded length of the group: `attentionLength` of each of its segments. */
-  maxLength: number;
-  /** int32 [S_g·L_g]: packed row of each padded slot (padding slots point at their segment's first row and are masked). */
-  readonly toPadded: tf.Tensor1D;
-  /** float32 [S_g, 1, 1, L_g] additive key mask, or null when every segment of the group has length L_g. */
-  readonly keyMask: tf.Tensor4D | null;
+  /** Length of every segment of the group. */
+  length: number;
+  /** First row of the group in the concatenated group outputs (Σ S·L of the groups before it). */
+  start: number;
+  /** int32 [S_g·L_g]: packed row of each row of the group, segment after segment. */
+  readonly rows: tf.Tensor1D;
 }
 
 /**
  * Segment boundaries of a packed token stream: several sequences concatenated into one [N, ...]
  * tensor with no padding. Per-token ops run on the packed rows directly; attention uses the index
- * tensors here to gather rows into padded [S_g, L_g] groups of similar length and back. Owns its
+ * tensors here to gather the rows of each group of equal-length segments into [S_g, L] and back. Owns its
  * tensors: dispose().
  */
 export class PackedLayout {
@@ -48,9 +37,8 @@ export class PackedLayout {
   /** Segment of each packed row. */
   readonly segmentOf: Int32Array;
   readonly groups: readonly AttentionGroup[];
-  /** Rows of the concatenated padded group outputs (Σ S_g·L_g). */
-  readonly paddedRows: number;
-
+  /** Row of each packed token in the concatenated group outputs. */
+  private readonly slotOfRow: Int32Array;
   private tensors = new Map<string, tf.Tensor>();
   private alibiCache = new Map<string, tf.Tensor4D>();
   private disposed = false;
@@ -75,40 +63,28 @@ export class PackedLayout {
         this.segmentOf[offsets[s] + t] = s;
       }
     });
-    const plan = planGroups(this.lengths);
     let base = 0;
-    const groupBase: number[] = [];
-    this.groups = plan.map((segments, g) => {
-      groupBase.push(base);
-      const L = attentionLength(this.lengths[segments[0]]);
-      base += segments.length * L;
-      const layout = this;
-      return {
-        segments,
-        maxLength: L,
-        get toPadded() { return layout.groupIndex(g, segments, L); },
-        get keyMask() { return layout.groupMask(g, segments, L); },
-      };
-    });
-    this.paddedRows = base;
     this.slotOfRow = new Int32Array(this.totalTokens);
-    this.groups.forEach((group, g) => {
-      group.segments.forEach((s, slot) => {
-        for (let t = 0; t < this.lengths[s]; t++) this.slotOfRow[offsets[s] + t] = groupBase[g] + slot * group.maxLength + t;
+    this.groups = planGroups(this.lengths).map((segments, g) => {
+      const length = this.lengths[segments[0]];
+      segments.forEach((s, slot) => {
+        for (let t = 0; t < length; t++) this.slotOfRow[offsets[s] + t] = base + slot * length + t;
       });
+      const start = base;
+      base += segments.length * length;
+      const layout = this;
+      return { segments, length, start, get rows() { return layout.groupRows(g, segments, length); } };
     });
   }
 
-  private readonly slotOfRow: Int32Array;
-
-  /** True when the padded layout is the packed layout itself (one group, no padding): no gathers needed. */
+  /** True when the groups, concatenated, are the packed rows in order (one length, or lengths already grouped): no gathers needed. */
   get isIdentity(): boolean {
-    return this.groups.length === 1 && this.paddedRows === this.totalTokens && this.groups[0].segments.every((s, i) => s === i);
+    return this.slotOfRow.every((slot, row) => slot === row);
   }
 
-  /** int32 [N]: row of each packed token in the concatenated padded group outputs. */
-  get fromPadded(): tf.Tensor1D {
-    return this.cached('fromPadded', () => tf.tensor1d(this.slotOfRow, 'int32'));
+  /** int32 [N]: row of each packed token in the concatenated group outputs. */
+  get fromGroups(): tf.Tensor1D {
+    return this.cached('fromGroups', () => tf.tensor1d(this.slotOfRow, 'int32'));
   }
 
   /** int32 [S+1]: `offsets` (cu_seqlens) as a tensor, the segment input of the attention and pooling kernels. */
@@ -122,7 +98,7 @@ export class PackedLayout {
   }
 
   /**
-   * float32 [1, H, L, L]: ALiBi bias −slope_h·|i−j| for padded length L, cached per padded length and
+   * float32 [1, H, L, L]: ALiBi bias −slope_h·|i−j| for length L, cached per length and
    * slope values (so a fresh array with the same slopes, as each kernel call passes, reuses the tensor).
    */
   alibiBias(slopes: ArrayLike<number>, L = this.maxLength): tf.Tensor4D {
@@ -151,23 +127,13 @@ export class PackedLayout {
     this.disposed = true;
   }
 
-  private groupIndex(g: number, segments: number[], L: number): tf.Tensor1D {
-    return this.cached(`toPadded:${g}`, () => {
-      const index = new Int32Array(segments.length * L);
+  private groupRows(g: number, segments: number[], length: number): tf.Tensor1D {
+    return this.cached(`rows:${g}`, () => {
+      const index = new Int32Array(segments.length * length);
       segments.forEach((s, slot) => {
-        index.fill(this.offsets[s], slot * L, (slot + 1) * L);
-        for (let t = 0; t < this.lengths[s]; t++) index[slot * L + t] = this.offsets[s] + t;
+        for (let t = 0; t < length; t++) index[slot * length + t] = this.offsets[s] + t;
       });
       return tf.tensor1d(index, 'int32');
-    });
-  }
-
-  private groupMask(g: number, segments: number[], L: number): tf.Tensor4D | null {
-    if (segments.every((s) => this.lengths[s] === L)) return null;
-    return this.cached(`keyMask:${g}`, () => {
-      const mask = new Float32Array(segments.length * L);
-      segments.forEach((s, slot) => mask.fill(maskedScore, slot * L + this.lengths[s], (slot + 1) * L));
-      return tf.tensor4d(mask, [segments.length, 1, 1, L]);
     });
   }
 
@@ -187,14 +153,13 @@ export class PackedLayout {
   }
 }
 
-/** Groups segment indices by `attentionLength`, longest first; each group in batch order. */
+/** Groups segment indices by length, longest first; each group in batch order. */
 function planGroups(lengths: readonly number[]): number[][] {
   const groups = new Map<number, number[]>();
   lengths.forEach((n, s) => {
-    const L = attentionLength(n);
-    const group = groups.get(L);
+    const group = groups.get(n);
     if (group) group.push(s);
-    else groups.set(L, [s]);
+    else groups.set(n, [s]);
   });
   return [...groups.entries()].sort((a, b) => b[0] - a[0]).map(([, segments]) => segments);
 }

@@ -7,7 +7,8 @@ import {
 
 // The batch-invariance rule (docs/architecture.md), kernel by kernel: random shapes (odd head counts and sizes,
 // hidden sizes off multiples of 8), random sequences of 1 to 130 tokens, alone vs in every arrangement: same bytes.
-// On main before attentionLength, VnpPackedAttention failed this on wasm in every shape drawn (up to 6e-7).
+// On main at b76712f (attention padded to its group's longest segment), VnpPackedAttention failed this on wasm in every
+// shape drawn (up to 6e-7).
 describe.each(['cpu', 'wasm'] as BackendName[])('every Vnp kernel is batch-invariant on %s', (backend) => {
   it.each([1, 2])('random shapes and sequences, seed %i', async (seed) => {
     expect(await initBackend(backend)).toBe(backend);

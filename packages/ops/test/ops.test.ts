@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  embedding, geglu, gelu, initBackend, layerNorm, linear, attentionLength, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
+  embedding, geglu, gelu, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
 } from '../src/index.js';
 import {
   erf, fuseQkv, maxAbsDiff, randomArray, refAttention, refEmbedding, refGeglu, refGelu, refLayerNorm, refLinear, refLinearAct,
@@ -222,8 +222,8 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       layout.dispose();
     }
 
-    // 9 and 10 share an attention length (10), 17 and 20 too (20): padded groups with and without a key mask.
-    const lengths = [5, 1, 17, 9, 12, 10, 20];
+    // Two segments of 17 and two of 1: groups of several segments and of one.
+    const lengths = [5, 1, 17, 9, 12, 17, 1];
     for (const alibi of [false, true]) {
       it(`equals per-segment naive attention${alibi ? ' with ALiBi' : ''}`, () => {
         const slopes = alibi ? Float32Array.from([0.5, 0.25, 0.70710678, 0.125]) : undefined;
@@ -405,24 +405,19 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
 });
 
 describe('packedLayout', () => {
-  it('pads each segment to a length of its own for attention (attentionLength), never to its neighbours', () => {
-    expect([1, 8, 9, 10, 11, 16, 17, 20, 21, 100, 128, 129, 130, 500].map(attentionLength))
-      .toEqual([1, 8, 10, 10, 12, 16, 20, 20, 24, 112, 128, 160, 160, 512]);
-    for (let n = 1; n <= 5000; n++) {
-      const L = attentionLength(n);
-      expect(L >= n && L <= Math.max(n, 1.25 * n)).toBe(true);
-    }
-    const lengths = [5, 1, 17, 9, 13, 20, 10];
+  it('groups the segments of each length for attention, longest first, in batch order: nothing padded', () => {
+    const lengths = [5, 1, 17, 9, 13, 17, 5];
     const layout = packedLayout(lengths);
-    expect(layout.groups.map((g) => [g.segments, g.maxLength])).toEqual([[[2, 5], 20], [[4], 14], [[3, 6], 10], [[0], 5], [[1], 1]]);
-    expect(layout.paddedRows).toBe(20 * 2 + 14 + 10 * 2 + 5 + 1);
-    expect(layout.groups[3].keyMask).toBeNull();
-    expect(layout.groups[2].keyMask).not.toBeNull();
-    // Segment 2 starts after 5 + 1 rows; its 3 padding slots point at its own first row.
-    expect(Array.from(layout.groups[0].toPadded.dataSync()).slice(0, 20)).toEqual([...Array.from({ length: 17 }, (_, t) => 6 + t), 6, 6, 6]);
+    expect(layout.groups.map((g) => [g.segments, g.length])).toEqual([[[2, 5], 17], [[4], 13], [[3], 9], [[0, 6], 5], [[1], 1]]);
+    // Segment 2 starts after 5 + 1 rows, segment 5 after 5 + 1 + 17 + 9 + 13.
+    expect(Array.from(layout.groups[0].rows.dataSync())).toEqual([...Array.from({ length: 17 }, (_, t) => 6 + t), ...Array.from({ length: 17 }, (_, t) => 45 + t)]);
+    const back = Array.from(layout.fromGroups.dataSync());
+    expect(back.slice(0, 6)).toEqual([34 + 13 + 9, 34 + 13 + 9 + 1, 34 + 13 + 9 + 2, 34 + 13 + 9 + 3, 34 + 13 + 9 + 4, 34 + 13 + 9 + 10]);
+    expect([...back].sort((x, y) => x - y)).toEqual(Array.from({ length: 67 }, (_, i) => i));
     expect(packedLayout([4, 4]).isIdentity).toBe(true);
     expect(packedLayout([4, 5]).isIdentity).toBe(false);
-    expect(packedLayout([9]).isIdentity).toBe(false); // padded to 10, alone as in any batch
+    expect(packedLayout([9, 9, 4]).isIdentity).toBe(true); // already longest first
+    expect(packedLayout([4, 9]).isIdentity).toBe(false);
   });
 
   it('records offsets, per-segment positions and rejects empty segments', () => {
@@ -435,7 +430,7 @@ describe('packedLayout', () => {
     expect(Array.from(layout.segmentOf)).toEqual([0, 0, 1, 1, 1]);
     expect(layout.maxLength).toBe(3);
     layout.dispose();
-    expect(() => layout.fromPadded).toThrow(/after dispose/);
+    expect(() => layout.fromGroups).toThrow(/after dispose/);
     expect(() => layout.offsetsTensor).toThrow(/after dispose/);
     expect(() => packedLayout([2, 0])).toThrow(/positive integer/);
     expect(() => packedLayout([])).toThrow(/at least one/);
