@@ -29,7 +29,7 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
         if (problem) throw new UsageError(problem);
         await withInputFile(given, async (run) => {
           if (model.checksInputFirst) await requireFastaRecords(run.input); // before the model load, which can take a while
-          const plan = await asUsageAsync(planCompute({ backend: run.backend, ...(run.precision ? { precision: run.precision } : {}) }));
+          const plan = await asUsageAsync(planCompute({ backend: run.backend, ...(run.precision ? { precision: run.precision } : {}), ...(run.threads !== undefined ? { threads: run.threads } : {}) }));
           for (const note of plan.notes) run.log?.(`virnucpro: note: ${note}`);
           const compute = await startCompute(plan.settings);
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));

@@ -21,6 +21,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('output', { type: 'string', demandOption: true, describe: texts.output })
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
     .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: not faster than bf16 yet, accuracy in docs/usage.md' })
+    .option('threads', { type: 'number', describe: 'CPU threads for the model (the onednn backend\'s GEMMs) [default: every core]' })
     .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
     .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
     .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
@@ -34,6 +35,8 @@ export interface EmbedArgs {
   backend: BackendChoice;
   /** As asked for; undefined = the backend's default (fp16 on cuda, fp32 elsewhere). */
   precision?: Precision;
+  /** --threads; undefined: every core. */
+  threads?: number;
   tokenBudget: number;
   window: number;
   summaryPath?: string;
@@ -47,7 +50,9 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
   const window = (args.window as number | undefined) ?? packWindowFor(tokenBudget, 1024);
   const backend = args.backend as BackendChoice;
   const precision = args.precision as Precision | undefined;
+  const threads = args.threads as number | undefined;
   asUsage(() => checkPrecisionOption(backend, precision));
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads must be a whole number ≥ 1, got ${threads}`);
   if (!existsSync(input)) throw new UsageError(`${input}: input FASTA not found`);
   if (!Number.isInteger(tokenBudget) || tokenBudget < 3) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);
   if (!Number.isInteger(window) || window < 1) throw new UsageError(`--window must be a positive integer, got ${window}`);
@@ -57,6 +62,7 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
     output: args.output as string,
     backend,
     ...(precision ? { precision } : {}),
+    ...(threads !== undefined ? { threads } : {}),
     tokenBudget,
     window,
     summaryPath: args.summary as string | undefined,

@@ -36,6 +36,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16, bf16 or fp8 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend); fp8 = FP8 linear layers on sm_89+, experimental: not faster than bf16 yet, accuracy in docs/usage.md' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
+  { key: 'threads', kind: 'integer', min: 1, description: 'CPU threads for the models (the onednn backend\'s GEMMs) and the MLP [default: every core]' },
   { key: 'token-budget', kind: 'integer', min: 16, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS); default 16384 when the models run on cuda, 4096 elsewhere' },
   { key: 'pack-window', kind: 'integer', min: 1, description: 'frames looked at together when packing batches (first-fit decreasing) [default: 2000, or token budget / 16 if larger]' },
   { key: 'checkpoint-every', kind: 'integer', min: 1, default: 10000, description: 'write a checkpoint shard every N embedded frames' },
@@ -67,6 +68,8 @@ export interface PredictOptions {
   precision?: Precision;
   devices: string[];
   workers: number;
+  /** --threads: CPU threads of the models (onednn) and the MLP; undefined: every core. */
+  threads?: number;
   /** As given; undefined: the backend's default (@virnucpro/compute's planCompute). */
   tokenBudget?: number;
   /** Undefined: 2000, or more at large token budgets (packWindowFor). */

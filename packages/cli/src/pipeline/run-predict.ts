@@ -68,7 +68,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // Read the whole input once before any result is written: a malformed file fails the run leaving nothing
   // behind, and the count gives the progress bar its total. It runs on this thread while the models load on the
   // pool's (1M frames: ~6 s that the GPU no longer waits for); the input's error, if any, is the one reported.
-  const mlpThreads = mlpThreadsFromEnv(process.env[MLP_THREADS_ENV]); // a bad value fails before anything starts
+  // --threads for both the models and the MLP; VIRNUCPRO_MLP_THREADS (0: the main thread) still overrides the MLP's.
+  const mlpThreads = mlpThreadsFromEnv(process.env[MLP_THREADS_ENV]) ?? options.threads; // a bad value fails before anything starts
   const countStart = Date.now();
   const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
@@ -109,7 +110,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   }
   // An existing folder we cannot write into fails now, in one line, rather than at the first output file.
   await access(options.outDir, constants.W_OK).catch((err: unknown) => afterInputCheck(outDirError(options.outDir, err)));
-  const poolStarting = startFeaturePool(options, models, mlpThreads).catch(async (err: unknown) => {
+  const poolStarting = startFeaturePool(options, models, options.threads).catch(async (err: unknown) => {
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     // A worker that could not read a model reports it as text: the same one line and exit 2 as in-process.
     const modelLoad = err instanceof Error && !(err instanceof UsageError) ? modelLoadMessageIn(err.message) : undefined;
