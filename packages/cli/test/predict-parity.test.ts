@@ -55,6 +55,7 @@ describe.each(['test_fixed_500bp', 'test_with_orfs'])('virnucpro predict on %s (
         'chunk_scores.tsv',
         'prediction_results.txt',
         'prediction_results_highestscore.csv',
+        'report.html',
         'run_summary.json',
         'sequence_summary.tsv',
         'viral_regions.bed',

@@ -63,3 +63,6 @@ export {
 } from './viral-regions.js';
 export { PredictionWriter, type PredictionFiles, type PredictionWriterOptions } from './prediction-writer.js';
 export { classifyFeatures, type ClassifyOptions } from './classify-features.js';
+export { writeReport } from './report/write-report.js';
+export { readReportData, ReportInputError, type ReportData, type ReportOptions, type ReportRecord, type ReportTrack } from './report/report-data.js';
+export { REPORT_FILE, packReportData, renderReportHtml, runFacts, type ReportHtmlOptions } from './report/report-html.js';

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import { mergeShards } from '../merge/merge-shards.js';
+import { writeReportAfterRun } from './report.js';
 import { runCommand } from './run-command.js';
 
 /** `virnucpro merge`: the outputs of `predict --shard 1/N … N/N` joined into those of one unsharded run. */
@@ -22,6 +23,7 @@ export const mergeCommand: CommandModule = {
     runCommand(async () => {
       const outDir = resolve(args['out-dir'] as string);
       const summary = await mergeShards({ shardDirs: (args['shard-dirs'] as string[]).map((d) => resolve(d)), outDir, force: args.force as boolean });
+      await writeReportAfterRun(outDir, (m) => console.error(m));
       if (!args.quiet) {
         console.error(`merged ${summary.merged.shards.length} shards: ${summary.sequences} sequences, ${summary.chunks} chunks, ${summary.frames} frames; results in ${outDir}`);
       }

@@ -3,6 +3,7 @@ import { PREDICT_OPTIONS, type OptionSpec } from '../config/predict-options.js';
 import { resolvePredictOptions } from '../config/resolve-predict-options.js';
 import { runPredict } from '../pipeline/run-predict.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
+import { writeReportAfterRun } from './report.js';
 import { runCommand } from './run-command.js';
 
 /** $VIRNUCPRO_PROGRESS_INTERVAL: seconds between plain progress lines when stderr is not a terminal (default 10). */
@@ -43,6 +44,7 @@ export const predictCommand: CommandModule = {
       const reporter = createProgressReporter({ quiet: options.quiet, intervalSeconds: progressIntervalSeconds(process.env) });
       try {
         const s = await runPredict(options, { reporter, handleSignals: true });
+        await writeReportAfterRun(options.outDir, (m) => reporter.log(m));
         reporter.log(
           `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}${s.shard ? ` (shard ${s.shard.index}/${s.shard.count}: ${s.shard.records} of the input's ${s.shard.inputRecords} records; join the shards with virnucpro merge)` : ''}`,
         );
