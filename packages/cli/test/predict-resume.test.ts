@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeMlpVariant } from './mlp-variants.js';
 
 const bin = fileURLToPath(new URL('../bin/virnucpro.js', import.meta.url));
 const data = fileURLToPath(new URL('../../../test-data/', import.meta.url));
@@ -18,8 +19,13 @@ const tmp = mkdtempSync(join(tmpdir(), 'predict-resume-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const OUTPUTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
-// Small batches (≈3 frames) and shards (4 frames) so that a run has many of both.
-const common = ['--models-dir', join(data, 'demo-models'), '--backend', 'cpu', '--token-budget', '512'];
+// Small batches (≈3 frames) and shards (4 frames) so that a run has many of both. The demo MLP with its virus
+// logit shifted calls lambda's chunks a mix of virus and others, so viral_regions.tsv has regions to compare.
+const mixedMlp = join(tmp, 'mixed.safetensors');
+beforeAll(async () => {
+  await writeMlpVariant(mixedMlp, { virusLogitShift: 0.4 });
+});
+const common = ['--models-dir', join(data, 'demo-models'), '--mlp', mixedMlp, '--backend', 'cpu', '--token-budget', '512'];
 const args = (out: string, ...extra: string[]) => [bin, 'predict', input, ...common, '--out-dir', out, ...extra];
 const runSync = (out: string, ...extra: string[]) => spawnSync(process.execPath, args(out, ...extra), { encoding: 'utf8' });
 
@@ -30,6 +36,7 @@ const listing = (out: string) => readdirSync(out).sort();
 
 function expectSameOutputs(out: string, reference: string): void {
   for (const file of OUTPUTS) expect(readFileSync(join(out, file)).equals(readFileSync(join(reference, file))), file).toBe(true);
+  expect(readFileSync(join(reference, 'viral_regions.tsv'), 'utf8').split('\n').length).toBeGreaterThan(3); // regions, not only a header
   expect(listing(out)).toEqual(listing(reference));
 }
 

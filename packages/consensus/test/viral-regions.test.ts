@@ -2,7 +2,7 @@
 // docs/usage.md ("Viral regions"), and a plain re-statement of the rule (regionsByRule, below) is checked
 // against findViralRegions on random calls.
 import { describe, expect, it } from 'vitest';
-import { findViralRegions, formatRegionsBed, formatRegionsTsv, viralBases, type ChunkCall, type RecordCalls, type ViralRegion } from '../src/index.js';
+import { findViralRegions, formatRegionsBed, formatRegionsTsv, RecordChunksCollector, UndeclaredFrameError, viralBases, type ChunkCall, type RecordCalls, type ViralRegion } from '../src/index.js';
 
 type Call = 'V' | 'O' | 'U';
 
@@ -131,5 +131,46 @@ describe('findViralRegions against the rule restated (random calls)', () => {
       const got = brief(findViralRegions(record(calls.join(''), spans, undefined, Math.max(...spans.map((s) => s[1]))), { gap, maxGapBases: maxGap, minChunks }));
       expect(got, `${calls.join('')} gap ${gap} maxGap ${maxGap} min ${minChunks} ${JSON.stringify(spans)}`).toEqual(regionsByRule(calls, spans, gap, maxGap, minChunks));
     }
+  });
+});
+
+describe('RecordChunksCollector (streaming: one record held at a time)', () => {
+  it('finishes a record when a later record\'s frame arrives, declared records without frames in order, all unscored', () => {
+    const c = new RecordChunksCollector();
+    c.declare('a', [{ start: 0, end: 500 }, { start: 400, end: 900 }]);
+    c.declare('gap', [{ start: 0, end: 300 }]);
+    c.declare('b', [{ start: 0, end: 300 }]);
+    expect(c.add('a_chunk_2R1', 0.3, 0.7)).toEqual([]);
+    expect(c.add('a_chunk_2F3', 0.1, 0.9)).toEqual([]);
+    const done = c.add('b_chunk_1F1', 0.8, 0.2);
+    expect(done.map((r) => r.id)).toEqual(['a', 'gap']);
+    expect(done[0]).toEqual({
+      id: 'a', length: 900, chunks: [
+        { id: 'a_chunk_1', start: 1, end: 500, frames: 0, bestVirusScore: NaN, bestFrame: '', call: 'unscored' },
+        { id: 'a_chunk_2', start: 401, end: 900, frames: 2, bestVirusScore: Math.fround(0.9), bestFrame: 'F3', call: 'virus' },
+      ],
+    });
+    expect(done[1].chunks.map((ch) => ch.call)).toEqual(['unscored']);
+    expect(c.finish().map((r) => [r.id, r.chunks[0].call])).toEqual([['b', 'others']]);
+  });
+
+  it('refuses frames out of input order or of undeclared records', () => {
+    const c = new RecordChunksCollector();
+    c.declare('a', [{ start: 0, end: 300 }]);
+    c.declare('b', [{ start: 0, end: 300 }]);
+    c.add('b_chunk_1F1', 0.5, 0.5);
+    expect(() => c.add('a_chunk_1F1', 0.5, 0.5)).toThrow(UndeclaredFrameError);
+    expect(() => c.add('zz_chunk_1F1', 0.5, 0.5)).toThrow(/'zz', which was not declared/);
+  });
+
+  it('without declarations, groups frames by record (before the last _chunk_), scored chunks only', () => {
+    const c = new RecordChunksCollector();
+    c.add('x_chunk_3F1', 0.4, 0.6);
+    c.add('y_chunk_1F1', 0.9, 0.1);
+    c.add('x_chunk_1F2', 0.2, 0.8);
+    expect(c.finish().map((r) => [r.id, r.length, r.chunks.map((ch) => `${ch.id}:${ch.call}`)])).toEqual([
+      ['x', undefined, ['x_chunk_1:virus', 'x_chunk_3:virus']],
+      ['y', undefined, ['y_chunk_1:others']],
+    ]);
   });
 });
