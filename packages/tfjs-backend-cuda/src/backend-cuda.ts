@@ -93,7 +93,9 @@ export class CudaBackend extends KernelBackend {
   fp8Bf16Layers: Set<Fp8LayerRole>;
   /** fp8: accumulate FP8 products in the tensor cores' faster, less exact way ($VIRNUCPRO_FP8_FAST_ACCUM=1). */
   fp8FastAccum: boolean;
-  private readonly fp8Gemms = new Map<string, Fp8GemmMode | 'bf16'>();
+  /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
+   * tools switch fp8FastAccum at run time). */
+  private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
 
   constructor(options: CudaBackendOptions = {}) {
     super();
@@ -273,6 +275,11 @@ export class CudaBackend extends KernelBackend {
     return q;
   }
 
+  /** The GEMM mode table of the accumulation mode in force. */
+  private get fp8Gemms(): Map<string, Fp8GemmMode | 'bf16'> {
+    return this.fp8GemmTables[this.fp8FastAccum ? 'fast' : 'exact'];
+  }
+
   /**
    * Y = X·W (+bias) (+residual) as an FP8 GEMM (see CublasLt.matmulFp8), in the best mode cuBLASLt accepts for the
    * shape. What the mode leaves out (Fp8GemmMode) our epilogue kernel does, unless `callerFinishes`: then the caller
@@ -282,7 +289,8 @@ export class CudaBackend extends KernelBackend {
   gemmFp8(rows: number, inner: number, cols: number, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, callerFinishes = false): Fp8GemmMode | undefined {
     const shape = { rows, inner, cols, bias: bias !== undefined, storage: this.storage };
     const key = `${rows}:${inner}:${cols}:${bias !== undefined}:${residual !== undefined}`;
-    const known = this.fp8Gemms.get(key);
+    const table = this.fp8Gemms;
+    const known = table.get(key);
     if (known === 'bf16') return undefined;
     const run = (mode: Fp8GemmMode) => this.blas.matmulFp8(mode, shape, x, w, y, bias, residual, this.stream, this.fp8FastAccum);
     let mode = known;
@@ -293,7 +301,7 @@ export class CudaBackend extends KernelBackend {
       if (!ok) throw new Error(`cuBLASLt refused an FP8 GEMM (${key}, ${mode}) it had accepted before`);
     } else {
       mode = fp8GemmModes.find((m) => run(m));
-      this.fp8Gemms.set(key, mode ?? 'bf16');
+      table.set(key, mode ?? 'bf16');
       if (!mode) return undefined;
     }
     if (mode !== 'fused' && !callerFinishes) {
