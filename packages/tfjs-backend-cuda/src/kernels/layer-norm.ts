@@ -19,9 +19,10 @@ export const layerNormConfig: KernelConfig = {
     const words = d / vec;
     if (d % vec === 0 && words <= 1024) {
       // One 16-byte word per thread, the row in registers. fp8: also the row's e4m3 bytes and scale, the input of
-      // the FP8 GEMM that follows (qkv or fc1), unless both of those stay bf16.
+      // the FP8 GEMM that follows (qkv or fc1); written even when both stay bf16, since the linear kernel tells qkv
+      // and fc1 from out by these rows' source (without them qkv and fc1 ran in fp8 as 'out' in the qkv,fc1 A/B).
       const block: [number, number, number] = [32 * Math.ceil(words / 32), 1, 1];
-      if (cuda.fp8Active && d % 16 === 0 && !(cuda.fp8Bf16Layers.has('qkv') && cuda.fp8Bf16Layers.has('fc1'))) {
+      if (cuda.fp8Active && d % 16 === 0) {
         const q = cuda.attachFp8(y, rows, d, 'norm');
         cuda.launch(layerNormSource, 'layer_norm_vec_fp8', [], [rows, 1, 1], block, 0, 'ppppifpp', ...args, q.data, q.scales);
       } else {
