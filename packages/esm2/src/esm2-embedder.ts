@@ -36,7 +36,7 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
   const { precision } = options;
   const backend = tf.getBackend() as BackendName;
   const checkpoint = await loadEsm2Checkpoint(path);
-  const model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors));
+  const model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors, { consume: true }));
   const tokenize = (s: string) => tokenizeProtein(s, { unknown: options.unknown });
   const reduced = backend === 'cuda' && precision !== 'fp32';
   let fullPrecisionModel: Esm2Model | undefined;
@@ -46,7 +46,7 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
     (tokens: Int32Array[]) => model.meanEmbeddings(tokens),
     async () => {
       const again = await loadEsm2Checkpoint(path);
-      const full = inFullPrecision(() => new Esm2Model(again.config, createEsm2Weights(again.config, again.tensors)));
+      const full = inFullPrecision(() => new Esm2Model(again.config, createEsm2Weights(again.config, again.tensors, { consume: true })));
       fullPrecisionModel = full;
       return (tokens) => full.meanEmbeddings(tokens);
     },
