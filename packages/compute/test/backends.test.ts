@@ -62,7 +62,7 @@ describe('resolveBackend: auto, decided once without starting a backend', () => 
 
 describe('planCompute: the flags made concrete, once', () => {
   it('cpu backends: precision fp32, worker processes as CPU devices, the small token budget', async () => {
-    expect(await planCompute({ backend: 'cpu' })).toEqual({ settings: { backend: 'cpu', precision: 'fp32' }, tokenBudget: 4096 });
+    expect(await planCompute({ backend: 'cpu' })).toEqual({ settings: { backend: 'cpu', precision: 'fp32' }, tokenBudget: 4096, notes: [] });
     const plan = await planCompute({ backend: 'wasm', workers: 2, tokenBudget: 300, threads: 3 });
     expect(plan.settings).toEqual({ backend: 'wasm', precision: 'fp32', threads: 3 });
     expect(plan.devices?.map((d) => d.label)).toEqual(['cpu:0', 'cpu:1']);
