@@ -32,7 +32,6 @@ await build({
   entryPoints: {
     virnucpro: join(root, 'packages/cli/src/main.ts'),
     'features-worker': join(root, 'packages/cli/src/pipeline/features-worker.ts'),
-    ops: join(root, 'packages/ops/src/index.ts'),
   },
   outdir: join(stage, 'dist'),
   bundle: true,
@@ -91,15 +90,7 @@ const koffi = JSON.parse(readFileSync(koffiJson, 'utf8'));
 koffi.optionalDependencies = { '@koromix/koffi-linux-x64': versions['@koromix/koffi-linux-x64'] };
 writeFileSync(koffiJson, JSON.stringify(koffi, null, 2) + '\n');
 
-// `--backend auto` with worker processes asks a child process for initBackend('auto') of @virnucpro/ops, found
-// by name: a stub package that re-exports the bundled ops entry answers it.
-const opsStub = join(stage, 'node_modules/@virnucpro/ops');
-mkdirSync(opsStub, { recursive: true });
-versions['@virnucpro/ops'] = cli.version;
-writeFileSync(join(opsStub, 'package.json'), JSON.stringify({ name: '@virnucpro/ops', version: cli.version, type: 'module', main: 'index.js' }, null, 2) + '\n');
-writeFileSync(join(opsStub, 'index.js'), "export * from '../../../dist/ops.js';\n");
-
-const dependencies = Object.fromEntries([...shipped, '@virnucpro/ops'].map((name) => [name, versions[name]]));
+const dependencies = Object.fromEntries(shipped.map((name) => [name, versions[name]]));
 writeFileSync(
   join(stage, 'package.json'),
   JSON.stringify(

@@ -10,12 +10,12 @@ import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import { readFasta } from '@virnucpro/fasta-stream';
 import { fasta$ } from '@virnucpro/fasta-stream/rxjs';
-import { initBackend } from '@virnucpro/ops';
 import { packBatches, restoreOrder, type PackItem } from '@virnucpro/packer';
 import { pull$, runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { chunkLayout, chunkRecord, chunkRecords, formatSingleLineFasta, formatWrappedFasta, identifyFrames, sixFrames, type Frame } from '@virnucpro/sixframe';
 import { concatMap, from, lastValueFrom, map, mergeMap, tap, toArray } from 'rxjs';
 import { runCli, testData } from './cli-harness.js';
+import { startCompute } from '@virnucpro/compute';
 
 const example = join(testData, 'e2e/test_with_orfs');
 const models = { esm: join(testData, 'e2e/esm2-tiny'), dnabert: join(testData, 'e2e/dnabert-tiny'), mlp: join(testData, 'e2e/mlp.pth') };
@@ -25,7 +25,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The pipeline written by hand from the packages' public APIs (what a user of the packages would write). */
 async function composeByHand(outDir: string): Promise<void> {
-  await initBackend('cpu');
+  await startCompute({ backend: 'cpu' });
   const dnabert = await loadDnabertEmbedder(models.dnabert);
   const esm = await loadEsm2Embedder(models.esm);
   const mlp = await loadMlp(models.mlp);
@@ -56,7 +56,7 @@ async function composeByHand(outDir: string): Promise<void> {
  * input order restored → classified and written.
  */
 async function composeOperatorsByHand(outDir: string): Promise<void> {
-  await initBackend('cpu');
+  await startCompute({ backend: 'cpu' });
   const dnabert = await loadDnabertEmbedder(models.dnabert);
   const esm = await loadEsm2Embedder(models.esm);
   const mlp = await loadMlp(models.mlp);

@@ -10,3 +10,4 @@ export {
   startCompute, describeComputeBackend, describeForLog, startGpuUtilizationSampling, gpuUtilization, peakGpuBytes,
   type ComputeDescription, type CudaDeviceSummary,
 } from './start-compute.js';
+export { onStartedCompute, computeWorkerFactory } from './compute-worker.js';

@@ -26,9 +26,11 @@ export interface ComputeDescription extends Omit<ComputeSettings, 'threads'> {
 /**
  * Starts the backend of `settings` in this process (or thread): a worker's first step, or a one-process
  * command's after planCompute. Nothing is probed or chosen here (`auto` was resolved in the parent); a
- * backend that cannot start throws an error saying why. Models then load onto it.
+ * backend that cannot start throws an error saying why. Models then load onto it. Without a precision: the
+ * backend's default (tests and scripts that name a backend).
  */
-export async function startCompute(settings: ComputeSettings): Promise<ComputeDescription> {
+export async function startCompute(given: Omit<ComputeSettings, 'precision'> & { precision?: ComputeSettings['precision'] }): Promise<ComputeDescription> {
+  const settings: ComputeSettings = { ...given, precision: given.precision ?? defaultPrecision(given.backend) };
   const { backend } = settings;
   // PROD: no debug checks or console banners (the cpu backend otherwise advertises tfjs-node).
   tf.env().set('PROD', true);

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
+import { gpuApiAvailable } from '@virnucpro/ops';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
 import {
   CudaUnavailableError, autoOrder, backendNames, backends, planCompute, resolveBackend, startCompute, tensorflowModules, type BackendAttempt,
@@ -25,6 +26,10 @@ describe('resolveBackend: auto, decided once without starting a backend', () => 
       expect(attempts[0].reason).toMatch(/CUDA libraries not found|CUDA driver|the CUDA driver sees no GPU/);
       expect(attempts[1]).toMatchObject({ backend: 'tensorflow', ok: false });
       expect(attempts[1].reason).toMatch(/tfjs-node-gpu.*tfjs-node.*virnucpro-no-such-module/);
+      if (!gpuApiAvailable()) {
+        // No Vulkan here: auto says so instead of letting Dawn print warnings.
+        expect(attempts.find((a) => a.backend === 'webgpu')?.reason).toMatch(/no Vulkan loader \(libvulkan\.so\.1\)/);
+      }
       expect(attempts.at(-1)).toEqual({ backend: chosen, ok: true });
       expect(['webgpu', 'onednn', 'wasm', 'cpu']).toContain(chosen);
       expect(created()).toEqual(before); // no tfjs backend was created by deciding

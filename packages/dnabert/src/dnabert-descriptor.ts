@@ -11,7 +11,7 @@ export const dnabertDescriptor: EmbeddingModelDescriptor = {
   reads: 'nucleotide',
   checksInputFirst: true,
   checkPath: dnabertFolderProblem,
-  load: (path) => loadDnabertEmbedder(path),
+  load: (path, options) => loadDnabertEmbedder(path, options?.precision ? { precision: options.precision } : {}),
   title: (embedder) => embedder.name,
   convert: convertDnabert,
   help: {

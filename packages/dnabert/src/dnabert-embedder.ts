@@ -1,23 +1,25 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, type BackendName, type Embedder } from '@virnucpro/ops';
+import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
 import type { DnabertConfig } from './dnabert-config.js';
 import { loadDnabert } from './load-dnabert.js';
 
 export interface DnabertLoadOptions {
   /** Display name; default "DNABERT-S". */
   name?: string;
+  /** The precision the started backend computes in (@virnucpro/compute's startCompute says it; default fp32). */
+  precision?: Precision;
 }
 
 export interface DnabertEmbedderOptions extends DnabertLoadOptions {
   /** Model directory (config.json + weights + tokenizer.json) or a converted artifact directory. */
   model: string;
-  /** tfjs backend; default "auto". */
-  backend?: BackendName | 'auto';
 }
 
 export interface DnabertEmbedder extends Embedder {
   readonly config: DnabertConfig;
   readonly backend: BackendName;
+  /** The precision it was loaded in (as given: the started backend's). */
+  readonly precision: Precision;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
     dim: config.hiddenSize,
     config,
     backend,
+    precision: options.precision ?? 'fp32',
     tokenCount: (sequence) => tokenizer.tokenCount(sequence),
     embed: async (sequences) => {
       if (sequences.length === 0) return [];
@@ -49,15 +52,13 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
 }
 
 /**
- * Starts a tfjs backend (`options.backend`, else `context.backend` — what a @virnucpro/runtime worker was
- * asked for — else auto), then loadDnabertEmbedder: the way to use DNABERT-S on its own.
+ * loadDnabertEmbedder with its options in one object, on the backend already started (this package starts none:
+ * @virnucpro/compute does). `context.compute.precision` — what a @virnucpro/runtime worker started by
+ * @virnucpro/compute's onStartedCompute computes in — stands in for `options.precision`.
  */
-export async function createDnabertEmbedder(
-  options: DnabertEmbedderOptions,
-  context: { backend?: BackendName | 'auto' } = {},
-): Promise<DnabertEmbedder> {
-  await initBackend(options.backend ?? context.backend ?? 'auto');
-  return loadDnabertEmbedder(options.model, { name: options.name });
+export async function createDnabertEmbedder(options: DnabertEmbedderOptions, context: { compute?: { precision?: Precision } } = {}): Promise<DnabertEmbedder> {
+  const precision = options.precision ?? context.compute?.precision;
+  return loadDnabertEmbedder(options.model, { ...(options.name ? { name: options.name } : {}), ...(precision ? { precision } : {}) });
 }
 
 /** Entry used by worker processes (`@virnucpro/runtime` plugin spec). */

@@ -40,7 +40,7 @@ export async function readDnabertStateDict(dir: string, weightsFile?: string): P
 /**
  * Loads a DNABERT-S / DNABERT-2 model directory: `config.json`, the weights (`model.safetensors`,
  * sharded safetensors, `pytorch_model.bin` or a converted tfjs `model.json`; names with or without the DNABERT-2 `bert.` prefix)
- * and `tokenizer.json`. Tensors are created on the current tfjs backend (call initBackend first).
+ * and `tokenizer.json`. Tensors are created on the current tfjs backend (started first: @virnucpro/compute's startCompute).
  */
 export async function loadDnabert(dir: string, options: LoadDnabertOptions = {}): Promise<LoadedDnabert> {
   if (!existsSync(dir)) throw new Error(`${dir}: model directory not found`);

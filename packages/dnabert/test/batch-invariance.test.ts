@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, packedLayout, segmentMean, type BackendName } from '@virnucpro/ops';
+import { packedLayout, segmentMean, type BackendName } from '@virnucpro/ops';
 import { describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
 import { DnabertModel, randomDnabertWeights, type DnabertConfig } from '../src/index.js';
+import { startCompute } from '@virnucpro/compute';
 
 // The batch-invariance rule (docs/architecture.md) on the whole DNABERT-S (MosaicBERT: ALiBi, GeGLU, post-LN)
 // forward pass: for a random model shape (1–16 heads incl. odd ones, head sizes 8–128 incl. odd ones, so odd
@@ -16,12 +17,12 @@ const settings: Record<'cpu' | 'wasm' | 'onednn', { seeds: number[]; maxHidden: 
   onednn: { seeds: [1, 2, 3, 4], maxHidden: 256, maxTokens: 300 },
 };
 // onednn only where libdnnl is installed (CI installs it when it can; the README's machines may not have it).
-const onednnHere = await initBackend('onednn').then(() => true, () => false);
+const onednnHere = await startCompute({ backend: 'onednn' }).then(() => true, () => false);
 
 describe.each(onednnHere ? (['cpu', 'wasm', 'onednn'] as const) : (['cpu', 'wasm'] as const))('DNABERT-S embeddings are batch-invariant on %s', (backend: BackendName & ('cpu' | 'wasm' | 'onednn')) => {
   const { seeds, maxHidden, maxTokens } = settings[backend];
   it.each(seeds)('random model shape and sequences, seed %i', async (seed) => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect((await startCompute({ backend })).backend).toBe(backend);
     const rand = seededRandom(200 + seed);
     const shape = randomModelShape(rand, { maxHidden });
     const config: DnabertConfig = {

@@ -4,15 +4,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dnabertDescriptor } from '../src/index.js';
 import { tinyDir, tinyInputs } from './parity-helpers.js';
+import { startCompute } from '@virnucpro/compute';
 
 describe('dnabertDescriptor', () => {
   let dir: string;
   beforeAll(async () => {
-    await initBackend('cpu');
+    await startCompute({ backend: 'cpu' });
     dir = mkdtempSync(join(tmpdir(), 'dnabert-descriptor-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,9 +1,10 @@
 import { readSafetensors, type TensorData } from '@virnucpro/weights';
-import { initBackend, type BackendName } from '@virnucpro/ops';
+import type { BackendName } from '@virnucpro/ops';
 import * as tf from '@tensorflow/tfjs-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDnabertEmbedder, loadDnabert, type LoadedDnabert } from '../src/index.js';
 import { cosine, maxAbsDiff, tinyDir, tinyInputs } from './parity-helpers.js';
+import { startCompute } from '@virnucpro/compute';
 
 // Parity with the PyTorch MosaicBERT reference (test-data/dnabert/tiny/expected.safetensors).
 let expected: Map<string, TensorData>;
@@ -16,7 +17,7 @@ const ids = () => tinyInputs.token_ids.map((t) => Int32Array.from(t));
 describe.each<BackendName>(['cpu', 'wasm'])('DNABERT tiny on %s', (backend) => {
   let loaded: LoadedDnabert;
   beforeAll(async () => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect((await startCompute({ backend })).backend).toBe(backend);
     loaded = await loadDnabert(tinyDir);
   });
   afterAll(() => loaded?.model.dispose());
@@ -54,7 +55,7 @@ describe.each<BackendName>(['cpu', 'wasm'])('DNABERT tiny on %s', (backend) => {
   });
 
   it('the embedder tokenizes the raw sequences and returns the VirNucPro means', async () => {
-    const embedder = await createDnabertEmbedder({ model: tinyDir, backend });
+    const embedder = await createDnabertEmbedder({ model: tinyDir });
     try {
       expect(embedder.dim).toBe(64);
       tinyInputs.sequences.forEach((s, i) => expect(embedder.tokenCount(s)).toBe(tinyInputs.token_ids[i].length));

@@ -2,14 +2,17 @@
 import { join } from 'node:path';
 import { readSafetensors } from '@virnucpro/weights';
 import { describe, expect, it } from 'vitest';
+import { startCompute } from '@virnucpro/compute';
 import { embedderFactory } from '../src/index.js';
 import { maxAbsDiff, tinyDir, tinyInputs } from './parity-helpers.js';
 
 describe('embedderFactory as a runtime worker plugin', () => {
-  it('runs on the worker context backend and exposes embed() with the reference means', async () => {
-    const model = await embedderFactory({ model: tinyDir }, { backend: 'cpu' });
+  it('loads onto the backend the worker started, in the precision it was started in, and embeds the reference means', async () => {
+    await startCompute({ backend: 'cpu' }); // in a worker: @virnucpro/compute's onStartedCompute does this
+    const model = await embedderFactory({ model: tinyDir }, { compute: { precision: 'fp32' } });
     try {
       expect(model.backend).toBe('cpu');
+      expect(model.precision).toBe('fp32');
       expect(model.dim).toBe(64);
       expect(model.tokenCount(tinyInputs.sequences[0])).toBe(tinyInputs.token_ids[0].length);
       const expected = (await readSafetensors(join(tinyDir, 'expected.safetensors'))).tensors;

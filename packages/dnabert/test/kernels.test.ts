@@ -1,15 +1,16 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, packedLayout, segmentMean, traceKernels, vnpKernelNames } from '@virnucpro/ops';
+import { packedLayout, segmentMean, traceKernels, vnpKernelNames } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDnabert, type LoadedDnabert } from '../src/index.js';
 import { tinyDir, tinyInputs } from './parity-helpers.js';
+import { startCompute } from '@virnucpro/compute';
 
 // The forward pass is built from @virnucpro/ops only: every kernel it runs at the top level is one of
 // the named Vnp* kernels, so a backend that implements those runs DNABERT unchanged.
 describe('DNABERT forward pass through the kernel seam (cpu)', () => {
   let loaded: LoadedDnabert;
   beforeAll(async () => {
-    expect(await initBackend('cpu')).toBe('cpu');
+    expect((await startCompute({ backend: 'cpu' })).backend).toBe('cpu');
     loaded = await loadDnabert(tinyDir);
   });
   afterAll(() => loaded?.model.dispose());

@@ -1,11 +1,11 @@
 import { mkdtempSync, copyFileSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { initBackend } from '@virnucpro/ops';
 import { readSafetensors, writeSafetensors, type TensorData } from '@virnucpro/weights';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dnabertWeightsFromStateDict, loadDnabert, parseDnabertConfig, readDnabertConfig, readDnabertStateDict } from '../src/index.js';
 import { maxAbsDiff, tinyDir, tinyInputs } from './parity-helpers.js';
+import { startCompute } from '@virnucpro/compute';
 
 function modelDirWith(tensors: Map<string, TensorData>): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'dnabert-'));
@@ -17,7 +17,7 @@ describe('loading DNABERT checkpoints', () => {
   let original: Map<string, TensorData>;
   let expected: Map<string, TensorData>;
   beforeAll(async () => {
-    await initBackend('cpu');
+    await startCompute({ backend: 'cpu' });
     original = (await readSafetensors(join(tinyDir, 'model.safetensors'))).tensors;
     expected = (await readSafetensors(join(tinyDir, 'expected.safetensors'))).tensors;
   });

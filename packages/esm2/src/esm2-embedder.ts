@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { inFullPrecision, initBackend, retryNonFiniteInFullPrecision, type BackendName, type Embedder, type Precision } from '@virnucpro/ops';
+import { inFullPrecision, retryNonFiniteInFullPrecision, type BackendName, type Embedder, type Precision } from '@virnucpro/ops';
 import type { Esm2Config } from './esm2-config.js';
 import { createEsm2Weights } from './esm2-weights.js';
 import { Esm2Model } from './esm2-model.js';
@@ -9,14 +9,16 @@ import { tokenizeProtein, type UnknownPolicy } from './tokenizer.js';
 export interface Esm2LoadOptions {
   /** Characters outside the ESM alphabet: 'error' (fair-esm, default) or 'unk' (Hugging Face). */
   unknown?: UnknownPolicy;
-  /** Precision on cuda (default fp16). In fp16/bf16 a batch with a NaN/Inf mean is recomputed in fp32. */
+  /**
+   * The precision the started backend computes in (@virnucpro/compute's startCompute says it; default fp32). In
+   * anything less a batch with a NaN/Inf mean is recomputed in fp32.
+   */
   precision?: Precision;
 }
 
 export interface Esm2EmbedderOptions extends Esm2LoadOptions {
   /** Checkpoint folder or file (see loadEsm2Checkpoint). */
   model: string;
-  backend?: BackendName | 'auto';
 }
 
 export interface Esm2Embedder extends Embedder {
@@ -38,7 +40,7 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
   const checkpoint = await loadEsm2Checkpoint(path);
   const model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors, { consume: true }));
   const tokenize = (s: string) => tokenizeProtein(s, { unknown: options.unknown });
-  const reduced = backend === 'cuda' && precision !== 'fp32';
+  const reduced = precision !== undefined && precision !== 'fp32';
   let fullPrecisionModel: Esm2Model | undefined;
   // fp16 overflow is rare (layer norms bound the activations) but possible: such a batch is recomputed by an
   // fp32 copy of the model, loaded from the checkpoint again on first need (host memory is not held meanwhile).
@@ -75,16 +77,13 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
 }
 
 /**
- * Starts a tfjs backend (`options.backend`, else `context.backend` — what a @virnucpro/runtime worker was
- * asked for — else auto), then loadEsm2Embedder: the way to use ESM-2 on its own.
+ * loadEsm2Embedder with its options in one object, on the backend already started (this package starts none:
+ * @virnucpro/compute does). `context.compute.precision` — what a @virnucpro/runtime worker started by
+ * @virnucpro/compute's onStartedCompute computes in — stands in for `options.precision`.
  */
-export async function createEsm2Embedder(
-  options: Esm2EmbedderOptions,
-  context: { backend?: BackendName | 'auto'; precision?: Precision } = {},
-): Promise<Esm2Embedder> {
-  const precision = options.precision ?? context.precision;
-  await initBackend(options.backend ?? context.backend ?? 'auto', precision ? { precision } : {});
-  return loadEsm2Embedder(options.model, { unknown: options.unknown, precision });
+export async function createEsm2Embedder(options: Esm2EmbedderOptions, context: { compute?: { precision?: Precision } } = {}): Promise<Esm2Embedder> {
+  const precision = options.precision ?? context.compute?.precision;
+  return loadEsm2Embedder(options.model, { unknown: options.unknown, ...(precision ? { precision } : {}) });
 }
 
 /** The entry a runtime worker imports: `(await import('@virnucpro/esm2')).embedderFactory(options, ctx)`. */

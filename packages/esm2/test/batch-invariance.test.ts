@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, segmentMean, type BackendName } from '@virnucpro/ops';
+import { segmentMean, type BackendName } from '@virnucpro/ops';
 import { describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
 import { clsId, eosId, Esm2Model, maskId, randomEsm2Weights, type Esm2Config } from '../src/index.js';
+import { startCompute } from '@virnucpro/compute';
 
 // The batch-invariance rule (docs/architecture.md) on the whole ESM-2 forward pass: for a random model shape
 // (odd head counts, hidden sizes off multiples of 8, 1–8 layers) and random proteins (1 residue to the maximum,
@@ -15,12 +16,12 @@ const settings: Record<'cpu' | 'wasm' | 'onednn', { seeds: number[]; maxHidden: 
   onednn: { seeds: [1, 2, 3, 4], maxHidden: 256, maxTokens: 300 },
 };
 // onednn only where libdnnl is installed (CI installs it when it can; the README's machines may not have it).
-const onednnHere = await initBackend('onednn').then(() => true, () => false);
+const onednnHere = await startCompute({ backend: 'onednn' }).then(() => true, () => false);
 
 describe.each(onednnHere ? (['cpu', 'wasm', 'onednn'] as const) : (['cpu', 'wasm'] as const))('ESM-2 embeddings are batch-invariant on %s', (backend: BackendName & ('cpu' | 'wasm' | 'onednn')) => {
   const { seeds, maxHidden, maxTokens } = settings[backend];
   it.each(seeds)('random model shape and proteins, seed %i', async (seed) => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect((await startCompute({ backend })).backend).toBe(backend);
     const rand = seededRandom(100 + seed);
     const shape = randomModelShape(rand, { maxHidden, evenHeadSize: true });
     const config: Esm2Config = {

@@ -4,16 +4,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esm2Descriptor } from '../src/index.js';
 import { fixtureDir, loadFixture, type EsmFixture } from './fixture.js';
+import { startCompute } from '@virnucpro/compute';
 
 describe('esm2Descriptor', () => {
   let fixture: EsmFixture;
   let dir: string;
   beforeAll(async () => {
-    await initBackend('cpu');
+    await startCompute({ backend: 'cpu' });
     fixture = await loadFixture();
     dir = mkdtempSync(join(tmpdir(), 'esm2-descriptor-'));
   });

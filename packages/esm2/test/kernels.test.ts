@@ -1,15 +1,16 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, segmentMean, traceKernels, vnpKernelNames } from '@virnucpro/ops';
+import { segmentMean, traceKernels, vnpKernelNames } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, maskId, tokenizeProtein } from '../src/index.js';
 import { fixtureDir } from './fixture.js';
+import { startCompute } from '@virnucpro/compute';
 
 // The forward pass is built from @virnucpro/ops only: every kernel it runs at the top level is one of
 // the named Vnp* kernels, so a backend that implements those runs ESM-2 unchanged.
 describe('ESM-2 forward pass through the kernel seam (cpu)', () => {
   let model: Esm2Model;
   beforeAll(async () => {
-    expect(await initBackend('cpu')).toBe('cpu');
+    expect((await startCompute({ backend: 'cpu' })).backend).toBe('cpu');
     const checkpoint = await loadEsm2Checkpoint(fixtureDir);
     model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors));
   });

@@ -1,9 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, type BackendName } from '@virnucpro/ops';
+import type { BackendName } from '@virnucpro/ops';
 import { toFloat32 } from '@virnucpro/weights';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, tokenizeProtein } from '../src/index.js';
 import { compare, fixtureDir, loadFixture, type EsmFixture } from './fixture.js';
+import { startCompute } from '@virnucpro/compute';
 
 // Tolerances from the fixture README: a correct fp32 implementation meets them.
 const HIDDEN_TOL = 1e-4;
@@ -20,7 +21,7 @@ const layouts: [string, string][] = [
 describe.each<BackendName>(['cpu', 'wasm'])('ESM-2 parity on %s', (backend) => {
   let fixture: EsmFixture;
   beforeAll(async () => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect((await startCompute({ backend })).backend).toBe(backend);
     fixture = await loadFixture();
   });
 

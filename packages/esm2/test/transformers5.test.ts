@@ -5,11 +5,12 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initBackend, type BackendName } from '@virnucpro/ops';
+import type { BackendName } from '@virnucpro/ops';
 import { readSafetensors, toFloat32, writeSafetensors } from '@virnucpro/weights';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, recognizeEsm2Layout, tokenizeProtein } from '../src/index.js';
 import { compare } from './fixture.js';
+import { startCompute } from '@virnucpro/compute';
 
 const dir = fileURLToPath(new URL('../../../test-data/esm2-transformers5/', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'esm2-t5-'));
@@ -40,7 +41,7 @@ describe.each<BackendName>(['cpu', 'wasm'])('transformers 5 checkpoints on %s', 
   let sequences: string[];
   let expected: Awaited<ReturnType<typeof readSafetensors>>['tensors'];
   beforeAll(async () => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect((await startCompute({ backend })).backend).toBe(backend);
     sequences = (JSON.parse((await import('node:fs')).readFileSync(join(dir, 'inputs.json'), 'utf8')) as { sequences: string[] }).sequences;
     expected = (await readSafetensors(join(dir, 'expected.safetensors'))).tensors;
   });

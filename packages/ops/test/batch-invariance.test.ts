@@ -1,9 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
-import { initBackend, type BackendName } from '../src/index.js';
+import { type BackendName } from '../src/index.js';
 import {
   batchArrangements, checkKernelInvariance, compareBytes, describeBatchDependence, findBatchDependence, seededRandom,
 } from '../src/testing/index.js';
+import { startBackend } from './start-backend.js';
 
 // The batch-invariance rule (docs/architecture.md), kernel by kernel: random shapes (odd head counts and sizes,
 // hidden sizes off multiples of 8), random sequences of 1 to 130 tokens, alone vs in every arrangement: same bytes.
@@ -11,7 +12,7 @@ import {
 // shape drawn (up to 6e-7).
 describe.each(['cpu', 'wasm'] as BackendName[])('every Vnp kernel is batch-invariant on %s', (backend) => {
   it.each([1, 2])('random shapes and sequences, seed %i', async (seed) => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect(await startBackend(backend as 'cpu' | 'wasm')).toBe(backend);
     const before = tf.memory().numTensors;
     const results = await checkKernelInvariance({ seed, shapes: backend === 'cpu' ? 1 : 3, maxHidden: backend === 'cpu' ? 160 : 256 });
     expect(results.length).toBeGreaterThanOrEqual(11);

@@ -2,10 +2,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { NamedAttrMap, TensorInfo } from '@tensorflow/tfjs-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
-  geglu, initBackend, layerNorm, linear, packedAttention, packedLayout, registerCompositeKernels, segmentMean, traceKernels,
+  geglu, layerNorm, linear, packedAttention, packedLayout, registerCompositeKernels, segmentMean, traceKernels,
   VnpGeglu, VnpLayerNorm, VnpPackedAttention, VnpSegmentMean, vnpKernelNames,
   type VnpPackedAttentionAttrs, type VnpPackedAttentionInputs, type VnpSegmentMeanAttrs,
 } from '../src/index.js';
+import { startBackend } from './start-backend.js';
 
 describe('kernel registry', () => {
   it('has a kernel for every name in vnpKernelNames on cpu, wasm, webgpu and tensorflow', () => {
@@ -36,7 +37,7 @@ describe('kernel registry', () => {
 
 describe('the kernel seam on cpu', () => {
   beforeAll(async () => {
-    expect(await initBackend('cpu')).toBe('cpu');
+    expect(await startBackend('cpu')).toBe('cpu');
   });
 
   const replaced: string[] = [];
@@ -112,7 +113,7 @@ describe('the kernel seam on cpu', () => {
 
 describe('traceKernels', () => {
   beforeAll(async () => {
-    expect(await initBackend('cpu')).toBe('cpu');
+    expect(await startBackend('cpu')).toBe('cpu');
   });
 
   it('lists the top-level kernels only, in order, and restores the registry (also after a throw)', () => {

@@ -1,12 +1,13 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  embedding, geglu, gelu, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
+  embedding, geglu, gelu, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
 } from '../src/index.js';
 import {
   erf, fuseQkv, maxAbsDiff, randomArray, refAttention, refEmbedding, refGeglu, refGelu, refLayerNorm, refLinear, refLinearAct,
   refRotaryQkv, seededRandom,
 } from './reference.js';
+import { startBackend } from './start-backend.js';
 
 describe('reference erf', () => {
   it('matches known values', () => {
@@ -43,7 +44,7 @@ function tables(invFreq: Float32Array, P: number) {
 
 describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
   beforeAll(async () => {
-    expect(await initBackend(backend)).toBe(backend);
+    expect(await startBackend(backend as 'cpu' | 'wasm')).toBe(backend);
   });
 
   describe('linear', () => {

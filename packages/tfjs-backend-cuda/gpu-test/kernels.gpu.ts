@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { embedding, geglu, halfToFloat, initBackend, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
+import { embedding, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
-import { type CudaBackend } from '../src/index.js';
+import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
 import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
 
@@ -79,7 +79,10 @@ async function check(name: string, build: () => tf.Tensor, tol = tolerance, refe
   }
 }
 
-const backend = await initBackend('cuda', { precision });
+// Started as any tfjs program starts it (in the CLI @virnucpro/compute does this): options, then setBackend.
+setCudaBackendOptions({ precision });
+if (!(await tf.setBackend('cuda'))) throw new Error("tf.setBackend('cuda') failed");
+const backend = tf.getBackend();
 const cuda = tf.backend() as CudaBackend;
 
 /** Rows (or, perColumn, the columns) of a row-major matrix rounded to E4M3 with their own scales, as fp32 values. */

@@ -2,7 +2,6 @@
 import { registerBackend, registerKernel } from '@tensorflow/tfjs-core';
 import { CudaBackend, type CudaBackendOptions } from './backend-cuda.js';
 import { registerCpuFallbacks } from './cpu-fallback.js';
-import { probeCuda } from './probe.js';
 import { binaryConfigs } from './kernels/binary.js';
 import { castConfig } from './kernels/cast.js';
 import { concatConfig } from './kernels/concat.js';
@@ -28,9 +27,6 @@ for (const config of [
   reshapeConfig, identityConfig, castConfig, transposeConfig, concatConfig, ...binaryConfigs,
   linearConfig, layerNormConfig, gegluConfig, rotaryQkvConfig, packedAttentionConfig, segmentMeanConfig, embeddingConfig, halfToFloatConfig,
 ]) registerKernel(config);
-
-// @virnucpro/ops finds the backend through this key (it cannot import this package statically: we import it).
-(globalThis as Record<symbol, unknown>)[Symbol.for('@virnucpro/tfjs-backend-cuda')] = { probeCuda, setCudaBackendOptions };
 
 // Priority 4: above webgpu/tensorflow (3), so a program that imports this package and sets no backend gets it.
 registerBackend('cuda', () => {

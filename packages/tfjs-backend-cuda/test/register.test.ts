@@ -13,10 +13,8 @@ describe('registration', () => {
     }
   });
 
-  it('publishes its probe and options for @virnucpro/ops under the shared global key', () => {
-    const api = (globalThis as Record<symbol, unknown>)[Symbol.for('@virnucpro/tfjs-backend-cuda')] as { probeCuda: unknown; setCudaBackendOptions: unknown };
-    expect(api.probeCuda).toBe(probeCuda);
-    expect(api.setCudaBackendOptions).toBeTypeOf('function');
+  it('publishes nothing on globalThis: @virnucpro/compute imports it by name', () => {
+    expect((globalThis as Record<symbol, unknown>)[Symbol.for('@virnucpro/tfjs-backend-cuda')]).toBeUndefined();
   });
 
   it('on a machine without the CUDA libraries, probing says what is missing instead of throwing', () => {

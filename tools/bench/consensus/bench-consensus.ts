@@ -103,9 +103,10 @@ for (const threads of (arg('threads', '2,4,8') || '').split(',').filter(Boolean)
   report({ bench: 'mlp', name: 'naive single-row first layer (JS)', rows: n, rowsPerSecond: Math.round(n / s), usPerRow: Math.round((s * 1e6) / n) });
 }
 if (tfjsBackend) {
-  const { initBackend, linear } = await import('@virnucpro/ops');
+  const { linear } = await import('@virnucpro/ops');
+  const { startCompute } = await import('@virnucpro/compute');
   const tf = await import('@tensorflow/tfjs-core');
-  const backend = await initBackend(tfjsBackend as 'wasm');
+  const { backend } = await startCompute({ backend: tfjsBackend as 'wasm' });
   const w1 = sd.get('hidden_layer.weight')!.data as Float32Array;
   const wT = tf.tidy(() => tf.transpose(tf.tensor2d(w1, [hidden, inDim])) as import('@tensorflow/tfjs-core').Tensor2D);
   const batch = 256;

@@ -17,8 +17,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { BpeTokenizer, dnabertSConfig, type DnabertConfig } from '@virnucpro/dnabert';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
-import '@virnucpro/tfjs-backend-cuda';
-import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
+import { planCompute, startCompute, type BackendChoice, type BackendName, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
 import { benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { randomDna, randomDnabertModel, seededUniform } from './random-dnabert.js';
@@ -166,7 +165,7 @@ async function modelSpeed(backend: BackendName) {
   return { config, parameters, ...figures };
 }
 
-const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});
+const backend = (await startCompute((await planCompute({ backend: args.backend as BackendChoice, ...(args.precision ? { precision: args.precision as Precision } : {}) })).settings)).backend;
 const tok = Number(args['tokenizer-sequences']) > 0 ? await tokenizerSpeed() : undefined;
 const model = await modelSpeed(backend);
 console.log(JSON.stringify({

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadDnabert } from '@virnucpro/dnabert';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
-import '@virnucpro/tfjs-backend-cuda';
-import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
+import { planCompute, startCompute, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { readSafetensors } from '@virnucpro/weights';
 
 const { values: args } = parseArgs({
@@ -21,7 +20,7 @@ const { values: args } = parseArgs({
   },
 });
 const dir = args.model!;
-const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});
+const backend = (await startCompute((await planCompute({ backend: args.backend as BackendChoice, ...(args.precision ? { precision: args.precision as Precision } : {}) })).settings)).backend;
 const precision = args.precision ?? (backend === 'cuda' ? 'fp16' : 'fp32');
 const reduced = precision !== 'fp32';
 const inputs = JSON.parse(await readFile(join(dir, 'inputs.json'), 'utf8')) as { sequences: string[]; token_ids: number[][] };

@@ -13,8 +13,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
-import '@virnucpro/tfjs-backend-cuda';
-import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
+import { planCompute, startCompute, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
 import { benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
@@ -41,7 +40,7 @@ if (!archName) throw new Error(`--size ${args.size}: expected one of 8M, 35M, 15
 const arch = esm2Architectures[archName];
 const config: Esm2Config = { ...esm2Defaults, ...arch, ffnDim: 4 * arch.embedDim, name: `${archName} (random weights)` };
 
-const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});
+const backend = (await startCompute((await planCompute({ backend: args.backend as BackendChoice, ...(args.precision ? { precision: args.precision as Precision } : {}) })).settings)).backend;
 const t0 = performance.now();
 const model = new Esm2Model(config, randomEsm2Weights(config));
 await model.meanEmbeddings([tokenizeProtein('MKV')]); // materialise weights, compile kernels/shaders

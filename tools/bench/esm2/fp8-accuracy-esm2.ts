@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
-import '@virnucpro/tfjs-backend-cuda'; // registers the cuda backend (a bundle cannot load it by name)
 import { type CudaBackend, type Fp8LayerRole } from '@virnucpro/tfjs-backend-cuda';
-import { inFullPrecision, initBackend } from '@virnucpro/ops';
+import { startCompute } from '@virnucpro/compute';
+import { inFullPrecision } from '@virnucpro/ops';
 import { timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
@@ -21,7 +21,7 @@ if (!archName) throw new Error(`--size ${args.size}: expected one of 8M, 35M, 15
 const arch = esm2Architectures[archName];
 const config: Esm2Config = { ...esm2Defaults, ...arch, ffnDim: 4 * arch.embedDim, name: `${archName} (random weights)` };
 
-await initBackend('cuda', { precision: 'fp8' });
+await startCompute({ backend: 'cuda', precision: 'fp8' });
 const cuda = tf.backend() as CudaBackend;
 const residues = [50, 99, 165];
 const proteins = randomProteins(Number(args.sequences), residues, 11).map((s) => tokenizeProtein(s));

@@ -6,9 +6,9 @@
 // Prints one JSON object; exit 1 when the recomputed means are not finite or not within 1e-3 (relative) of cpu.
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import '@virnucpro/tfjs-backend-cuda';
 import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, tokenizeProtein } from '@virnucpro/esm2';
-import { inFullPrecision, initBackend, retryNonFiniteInFullPrecision, type BackendName, type Precision } from '@virnucpro/ops';
+import { planCompute, startCompute, type BackendName, type Precision } from '@virnucpro/compute';
+import { inFullPrecision, retryNonFiniteInFullPrecision } from '@virnucpro/ops';
 import { toFloat32, type TensorData } from '@virnucpro/weights';
 
 const { values: args } = parseArgs({
@@ -29,12 +29,12 @@ const proteins = ['MKTAYIAKQRQISFVKSHFSRQ', 'MVLSPADKTNVKAAW', 'MKV'].map((s) =>
 const build = () => new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, tensors));
 const finite = (vs: Float32Array[]) => vs.every((v) => v.every(Number.isFinite));
 
-await initBackend('cpu');
+await startCompute({ backend: 'cpu' });
 const cpuModel = build();
 const reference = await cpuModel.meanEmbeddings(proteins);
 cpuModel.dispose();
 
-const backend = await initBackend(args.backend as BackendName, { precision: args.precision as Precision });
+const backend = (await startCompute((await planCompute({ backend: args.backend as BackendName, precision: args.precision as Precision })).settings)).backend;
 const reduced = build();
 const direct = await reduced.meanEmbeddings(proteins);
 let fullModel: Esm2Model | undefined;

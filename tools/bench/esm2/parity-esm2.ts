@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, tokenizeProtein } from '@virnucpro/esm2';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
-import '@virnucpro/tfjs-backend-cuda';
-import { initBackend, type BackendName, type Precision } from '@virnucpro/ops';
+import { planCompute, startCompute, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { readSafetensors, toFloat32 } from '@virnucpro/weights';
 
 const { values: args } = parseArgs({
@@ -24,7 +23,7 @@ const { values: args } = parseArgs({
 // fp32: the CPU tolerances. fp16/bf16 (cuda): mean embeddings within cosine 0.9999 of the fp32 reference.
 const reduced = args.precision === 'fp16' || args.precision === 'bf16';
 const dir = args.fixture!;
-const backend = await initBackend(args.backend as BackendName | 'auto', args.precision ? { precision: args.precision as Precision } : {});
+const backend = (await startCompute((await planCompute({ backend: args.backend as BackendChoice, ...(args.precision ? { precision: args.precision as Precision } : {}) })).settings)).backend;
 const inputs = JSON.parse(await readFile(join(dir, 'inputs.json'), 'utf8')) as { sequences: string[] };
 const expected = (await readSafetensors(join(dir, 'expected.safetensors'))).tensors;
 const want = (name: string) => toFloat32(expected.get(name)!);

@@ -4,13 +4,13 @@
 //   node .bundle/fp8-linear-probe.mjs --rows 16384
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import '@virnucpro/tfjs-backend-cuda'; // registers the cuda backend
 import { fp8LayerRoles, type CudaBackend } from '@virnucpro/tfjs-backend-cuda';
-import { initBackend, linear } from '@virnucpro/ops';
+import { startCompute } from '@virnucpro/compute';
+import { linear } from '@virnucpro/ops';
 
 const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '16384' }, reps: { type: 'string', default: '10' } } });
 const rows = Number(args.rows);
-await initBackend('cuda', { precision: 'fp8' });
+await startCompute({ backend: 'cuda', precision: 'fp8' });
 const cuda = tf.backend() as CudaBackend;
 const d = 2560;
 const shapes: { name: string; inner: number; cols: number; gelu?: boolean; residual?: boolean }[] = [

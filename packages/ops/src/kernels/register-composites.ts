@@ -38,7 +38,7 @@ export function registerCompositeKernels(backendName: string, names: readonly st
   }
 }
 
-// Side effect of importing @virnucpro/ops: the composites serve every backend initBackend can start.
+// Side effect of importing @virnucpro/ops: the composites serve every backend by name (@virnucpro/compute starts them).
 // Registering for a backend that is not loaded (or never will be) only adds a registry entry.
 // `cuda` has fused kernels of its own (@virnucpro/tfjs-backend-cuda), never the composites.
 for (const backendName of backendNames) if (backendName !== 'cuda') registerCompositeKernels(backendName);
