@@ -7,6 +7,7 @@ import { layerNormConfig } from './kernels/layer-norm.js';
 import { linearConfig } from './kernels/linear.js';
 import { packedAttentionConfig } from './kernels/packed-attention.js';
 import { rotaryQkvConfig } from './kernels/rotary-qkv.js';
+import { transposeConfig } from './kernels/transpose.js';
 
 export const ONEDNN_BACKEND = 'onednn';
 
@@ -22,7 +23,7 @@ for (const config of getKernelsForBackend('cpu')) {
   if (!getKernel(config.kernelName, ONEDNN_BACKEND)) registerKernel({ ...config, backendName: ONEDNN_BACKEND });
 }
 // Ours replace whatever was registered under the name before (the composites of @virnucpro/ops).
-for (const config of [linearConfig, layerNormConfig, gegluConfig, rotaryQkvConfig, packedAttentionConfig]) {
+for (const config of [linearConfig, layerNormConfig, gegluConfig, rotaryQkvConfig, packedAttentionConfig, transposeConfig]) {
   if (getKernel(config.kernelName, ONEDNN_BACKEND)) unregisterKernel(config.kernelName, ONEDNN_BACKEND);
   registerKernel(config);
 }

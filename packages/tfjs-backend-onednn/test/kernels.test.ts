@@ -47,6 +47,14 @@ describe.skipIf(!probe.ok)('onednn kernels against the composites on tfjs cpu', 
     expect(maxAbsDiff(await on(ONEDNN_BACKEND, run), await on('cpu', run))).toBeLessThan(2e-5);
   });
 
+  it.each([[1, 1], [3, 130], [65, 7], [129, 200]] as const)('transpose %i×%i: the same bytes as tfjs cpu (and other transposes still work)', async (r, c) => {
+    const x = randoms(r * c, 21);
+    const t2 = () => tf.transpose(tf.tensor2d(x, [r, c]));
+    expect(Buffer.from((await on(ONEDNN_BACKEND, t2)).buffer).equals(Buffer.from((await on('cpu', t2)).buffer))).toBe(true);
+    const t3 = () => tf.transpose(tf.tensor3d(x, [r, 1, c]), [2, 0, 1]);
+    expect(Buffer.from((await on(ONEDNN_BACKEND, t3)).buffer).equals(Buffer.from((await on('cpu', t3)).buffer))).toBe(true);
+  });
+
   it('layer norm and geglu', async () => {
     const rows = 37, d = 99;
     const x = randoms(rows * d, 5).map((v) => v * 3 + 1), g = randoms(d, 6), b = randoms(d, 7);
