@@ -7,3 +7,4 @@ export { removeStaleTempFiles } from './stale-temp-files.js';
 export { FileWriteError, namingFile } from './file-write-error.js';
 export { syncDirectory, syncDirectorySync } from './sync-directory.js';
 export { FULL_DISK_ENV } from './injected-faults.js';
+export { makeDirectory, makeDirectorySync } from './make-directory.js';

@@ -1,4 +1,5 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { makeDirectory } from '@virnucpro/atomic-file';
 import { OutputDirNotEmptyError } from './errors.js';
 
 /**
@@ -11,7 +12,7 @@ export async function assertOutputDirUsable(dir: string, options: { resume?: boo
     entries = await readdir(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     return { existed: false, empty: true };
   }
   const empty = entries.length === 0;

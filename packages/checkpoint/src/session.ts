@@ -1,4 +1,5 @@
-import { mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { readdir, rm, stat, unlink } from 'node:fs/promises';
+import { makeDirectory } from '@virnucpro/atomic-file';
 import { join } from 'node:path';
 import { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
 import { describeIdentityDifferences } from './identity-diff.js';
@@ -71,7 +72,7 @@ export class CheckpointSession {
 
   static async open(options: CheckpointOptions): Promise<CheckpointSession> {
     const { dir } = options;
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     const every = options.checkpointEvery ?? 10_000;
     const intervalMs = options.checkpointIntervalMs ?? 300_000;
     if (!(every >= 1)) throw new RangeError(`checkpointEvery must be ≥ 1, got ${every}`);

@@ -4,6 +4,7 @@ import type { Argv } from 'yargs';
 import { commands } from './commands/index.js';
 import { ExitCode } from './exit-codes.js';
 import { STDIN_PATH } from './fs/input-source.js';
+import { unknownCommandLine, usageFailureLine } from './usage-failure.js';
 
 // yargs' CommonJS build: its help layout wraps at word boundaries (the ES module build's cliui cuts words apart).
 const yargs = createRequire(import.meta.url)('yargs/yargs') as (args: string[]) => Argv;
@@ -25,7 +26,7 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('virnucpro')
     .usage('$0 <command> [options]\n\nFind viral sequences in DNA FASTA files with the VirNucPro method.')
     .strict()
-    .demandCommand(1, 'Name a command; see the list above.')
+    .demandCommand(1, 'Name a command.')
     .recommendCommands()
     .help()
     .alias('h', 'help')
@@ -33,16 +34,21 @@ export async function main(argv: string[]): Promise<void> {
     .alias('V', 'version')
     .wrap(helpWidth())
     .fail((msg, err) => {
-      if (err) throw err;
-      console.error(`${msg}\n\nRun 'virnucpro --help' for usage.`);
+      if (err && !msg) throw err;
+      // One line, as every other refusal: what is wrong and what to do (the closest option, the choices).
+      // Where yargs is in the command tree: its instance is reset to the matched command's options.
+      const state = parser as unknown as { getOptions(): { key: Record<string, unknown> }; getInternalMethods(): { getContext(): { commands: string[] } } };
+      const context = { argv, commands: state.getInternalMethods().getContext().commands, options: Object.keys(state.getOptions().key), commandNames };
+      console.error(`virnucpro: ${usageFailureLine(msg ?? String(err), context)}`);
       process.exit(ExitCode.badInput);
     });
+  const commandNames = [...commands.map((c) => String(c.command).split(' ')[0]), 'version'];
   for (const command of commands) parser = parser.command(command);
   parser = parser.command('version', 'Print the version of virnucpro', {}, () => console.log(VERSION));
   // Anything that matched no command lands here: say so instead of exiting 0.
   parser = parser.command('$0', false, {}, (args) => {
-    const given = args._.length ? `Unknown command: ${String(args._[0])}` : 'Name a command.';
-    console.error(`${given}\n\nRun 'virnucpro --help' for the list of commands.`);
+    const given = args._.length ? unknownCommandLine(String(args._[0]), commandNames) : 'name a command; virnucpro --help lists them';
+    console.error(`virnucpro: ${given}`);
     process.exit(ExitCode.badInput);
   });
   await parser.parseAsync();

@@ -7,7 +7,6 @@
 // Memory: O(number of chunks) for the consensus maxima (see ChunkMaxima); O(one record's chunks) for the
 // per-record files when records are declared; O(1) per row otherwise.
 
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
 import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
@@ -24,7 +23,7 @@ import {
   regionOptions,
   type RegionOptions,
 } from './viral-regions.js';
-import { BufferedAtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
+import { BufferedAtomicFile, makeDirectory, type StagedOutput } from '@virnucpro/atomic-file';
 
 export interface PredictionWriterOptions {
   /** Consensus key rule (default 'original': drop the last two characters). */
@@ -85,7 +84,7 @@ export class PredictionWriter implements StagedOutput {
   /** Creates `outDir` if needed and starts the streamed files (under temporary names). */
   static async create(outDir: string, options: PredictionWriterOptions = {}): Promise<PredictionWriter> {
     regionOptions(options.regions); // bad options fail before any file exists
-    await mkdir(outDir, { recursive: true });
+    await makeDirectory(outDir);
     const opened: BufferedAtomicFile[] = [];
     const open = async (name: string, header: string) => {
       const file = await BufferedAtomicFile.create(join(outDir, name));

@@ -9,7 +9,6 @@ export const dnabertDescriptor: EmbeddingModelDescriptor = {
   name: 'dnabert',
   label: 'DNABERT',
   reads: 'nucleotide',
-  checksInputFirst: true,
   checkPath: dnabertFolderProblem,
   load: (path, options) => loadDnabertEmbedder(path, options?.precision ? { precision: options.precision } : {}),
   title: (embedder) => embedder.name,

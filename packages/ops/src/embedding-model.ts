@@ -62,8 +62,6 @@ export interface EmbeddingModelDescriptor {
   /** What its sequences are made of. */
   readonly reads: 'protein' | 'nucleotide';
   readonly settings?: Readonly<Record<string, EmbedderSetting>>;
-  /** Whether a tool checks that the input holds FASTA records before the (slow) model load. */
-  readonly checksInputFirst?: boolean;
   /** Why `path` cannot hold this model (checked before anything is read; `role` names the argument), else undefined. */
   checkPath(path: string, role: string): string | undefined;
   load(path: string, options?: EmbedderLoadOptions): Promise<LoadedEmbedder>;

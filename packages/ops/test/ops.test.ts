@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   embedding, geglu, gelu, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
 } from '../src/index.js';
+import { queryBlockRows } from '../src/kernels/packed-attention-composite.js';
 import {
   erf, fuseQkv, maxAbsDiff, randomArray, refAttention, refEmbedding, refGeglu, refGelu, refLayerNorm, refLinear, refLinearAct,
   refRotaryQkv, seededRandom,
@@ -243,6 +244,28 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
         });
       }
     }
+
+    // wasm only, as below: the composite is the cpu backend's too, where 17M scores take ~45 s.
+    it.runIf(backend === 'wasm')('long segments take their query rows in blocks: same result as the naive attention, with and without ALiBi', () => {
+      // 4 heads × 2,100² scores pass the 2^24-element block limit: 2 blocks of query rows; the short one is one block.
+      expect(queryBlockRows(4, 2100)).toBeLessThan(2100);
+      checkAgainstReference([2100, 30], 4, 4, undefined, Infinity, 40);
+      checkAgainstReference([2100], 4, 4, Float32Array.from([0.5, 0.25, 0.125, 0.0625]), 2, 41);
+    });
+
+    it.runIf(backend === 'wasm')('the scores of a long segment are never all held at once (peak memory linear in its length)', async () => {
+      const [H, hd, L] = [4, 4, 4500];
+      const width = H * hd;
+      const { qkv } = packedInputs([L], width, 42);
+      const layout = packedLayout([L]);
+      const input = tf.tensor2d(qkv, [L, 3 * width]);
+      const profile = await tf.profile(() => packedAttention(input, layout, { numHeads: H, scale: 0.5 }));
+      const allScores = H * L * L * 4; // 324 MB: what one full scores tensor would take (its softmax about 4 such)
+      expect(profile.peakBytes).toBeLessThan(allScores);
+      input.dispose();
+      layout.dispose();
+      profile.result instanceof tf.Tensor && profile.result.dispose();
+    });
 
     it('packed result equals running each segment alone (no attention across segments)', () => {
       const [H, hd] = [4, 8];

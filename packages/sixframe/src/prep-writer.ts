@@ -1,5 +1,4 @@
-import { mkdir } from 'node:fs/promises';
-import { BufferedAtomicFile, type StagedOutput } from '@virnucpro/atomic-file';
+import { BufferedAtomicFile, makeDirectory, type StagedOutput } from '@virnucpro/atomic-file';
 import type { Chunk } from './chunk-record.js';
 import type { PrepOutputPaths } from './file-names.js';
 import type { Frame } from './identify-frames.js';
@@ -19,7 +18,7 @@ export class PrepWriter implements StagedOutput {
 
   /** Opens temp files next to `paths` (creating the directory). `chunked: false` skips the chunked file. */
   static async open(paths: PrepOutputPaths, options: { chunked?: boolean; outDir?: string } = {}): Promise<PrepWriter> {
-    if (options.outDir) await mkdir(options.outDir, { recursive: true });
+    if (options.outDir) await makeDirectory(options.outDir);
     const opened: BufferedAtomicFile[] = [];
     try {
       const chunked = options.chunked === false ? undefined : await BufferedAtomicFile.create(paths.chunked);

@@ -12,7 +12,7 @@
 // int64/uint32/int16/int8/uint16/uint8 → int32 (range-checked).
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { syncDirectory, tempPathFor } from '@virnucpro/atomic-file';
+import { makeDirectory, syncDirectory, tempPathFor } from '@virnucpro/atomic-file';
 import { readExactly, writeAll } from './file-io.js';
 import { assertTensorConsistent, elementCount, tensorBytes, typedArrayFor, type DType, type TensorData } from './tensor-data.js';
 import { toFloat32 } from './to-float32.js';
@@ -107,7 +107,7 @@ export async function writeTfjsArtifact(
   const shardCount = Math.max(1, Math.ceil(totalBytes / shardSize));
   const paths = Array.from({ length: shardCount }, (_, i) => `group1-shard${i + 1}of${shardCount}.bin`);
 
-  await mkdir(dirname(dir), { recursive: true });
+  await makeDirectory(dirname(dir));
   // A folder written under the one temporary-name scheme of atomic files, then swapped into place.
   const temp = tempPathFor(dir);
   await mkdir(temp);

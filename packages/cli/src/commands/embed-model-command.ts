@@ -2,6 +2,8 @@ import type { Argv, CommandModule } from 'yargs';
 import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
 import { describeForLog, planCompute, startCompute } from '@virnucpro/compute';
 import { ModelLoadError, UsageError, asUsageAsync, modelLabel } from '../errors.js';
+import { MAX_NON_NUCLEOTIDE_SHARE } from '../pipeline/input-check.js';
+import { nonNucleotideCount, nonNucleotideExamples, plainNucleotideCount } from '../pipeline/nucleotide-codes.js';
 import { isOutOfMemory } from '../pipeline/oom-split.js';
 import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
@@ -28,7 +30,7 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
         const problem = model.checkPath(given.model, '--model');
         if (problem) throw new UsageError(problem);
         await withInputFile(given, async (run) => {
-          if (model.checksInputFirst) await requireFastaRecords(run.input); // before the model load, which can take a while
+          await requireFastaRecords(run.input); // before the model load, which can take a while
           const plan = await asUsageAsync(planCompute({ backend: run.backend, ...(run.precision ? { precision: run.precision } : {}), ...(run.threads !== undefined ? { threads: run.threads } : {}) }));
           for (const note of plan.notes) run.log?.(`virnucpro: note: ${note}`);
           const compute = await startCompute(plan.settings);
@@ -44,10 +46,12 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
               embedder,
               compute,
               residue: protein ? 'amino acid' : 'nucleotide',
+              checkRecord: protein ? notProtein(model.name) : notDna(model.name),
               metadata: { model: embedder.name, config: JSON.stringify(embedder.config), format: 'virnucpro-embeddings' },
             });
             run.log?.(
               `${summary.sequences} ${protein ? 'proteins' : 'sequences'}, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s` +
+                (summary.truncated ? `; ${summary.truncated} record(s) cut to --truncate ${run.truncate}` : '') +
                 (summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''),
             );
           } finally {
@@ -55,5 +59,29 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
           }
         });
       }),
+  };
+}
+
+/** Records of at least this many characters are told apart as DNA or protein by content; shorter ones pass. */
+const KIND_CHECK_MIN_LENGTH = 20;
+
+/** A protein model's check: a record of ≥ 90% A, C, G, T/U, N is DNA given by mistake. */
+function notProtein(command: string) {
+  return (sequence: string): string | undefined => {
+    if (sequence.length < KIND_CHECK_MIN_LENGTH) return undefined;
+    const share = plainNucleotideCount(sequence) / sequence.length;
+    if (share < 0.9) return undefined;
+    return `looks like DNA, not protein: ${Math.round(100 * share)}% of its ${sequence.length} characters are A, C, G, T/U or N. ` +
+      `embed ${command} reads proteins: translate DNA first (virnucpro prep writes the proteins VirNucPro embeds), or use embed dnabert`;
+  };
+}
+
+/** A nucleotide model's check: predict's rule, a record with more than 10% non-nucleotide codes is not DNA. */
+function notDna(command: string) {
+  return (sequence: string): string | undefined => {
+    const outside = nonNucleotideCount(sequence);
+    if (outside <= MAX_NON_NUCLEOTIDE_SHARE * sequence.length) return undefined;
+    return `is not DNA: ${Math.round((100 * outside) / sequence.length)}% of its ${sequence.length} characters are not nucleotide codes ` +
+      `(${nonNucleotideExamples(sequence)}; a protein FASTA?). embed ${command} reads DNA; proteins go to embed esm2`;
   };
 }

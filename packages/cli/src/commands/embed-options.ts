@@ -24,6 +24,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('threads', { type: 'number', describe: 'CPU threads for the model (the onednn backend\'s GEMMs) [default: every core]' })
     .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
     .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
+    .option('truncate', { type: 'number', describe: 'embed only the first N characters of longer records (as fair-esm extract --truncation_seq_length) [default: whole records]' })
     .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
     .option('quiet', { type: 'boolean', describe: 'no log lines' });
 }
@@ -39,6 +40,8 @@ export interface EmbedArgs {
   threads?: number;
   tokenBudget: number;
   window: number;
+  /** Embed only the first `truncate` characters of each record. */
+  truncate?: number;
   summaryPath?: string;
   log?: (line: string) => void;
 }
@@ -56,6 +59,8 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
   if (!existsSync(input)) throw new UsageError(`${input}: input FASTA not found`);
   if (!Number.isInteger(tokenBudget) || tokenBudget < 3) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);
   if (!Number.isInteger(window) || window < 1) throw new UsageError(`--window must be a positive integer, got ${window}`);
+  const truncate = args.truncate as number | undefined;
+  if (truncate !== undefined && (!Number.isInteger(truncate) || truncate < 1)) throw new UsageError(`--truncate must be a positive integer, got ${truncate}`);
   return {
     input,
     model: args.model as string,
@@ -65,6 +70,7 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
     ...(threads !== undefined ? { threads } : {}),
     tokenBudget,
     window,
+    ...(truncate ? { truncate } : {}),
     summaryPath: args.summary as string | undefined,
     log: args.quiet ? undefined : (line: string) => console.error(line),
   };

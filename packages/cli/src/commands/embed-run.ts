@@ -20,6 +20,10 @@ export interface EmbedRunOptions {
   summaryPath?: string;
   /** What a sequence is made of, for the empty-record message; default "amino acid". */
   residue?: string;
+  /** Embed only the first `truncate` characters of each record. */
+  truncate?: number;
+  /** Why a record is not what the model reads (DNA given to a protein model...), or undefined when it is. */
+  checkRecord?: (sequence: string) => string | undefined;
   /** Extra `__metadata__` entries (model name, config). */
   metadata: Record<string, string>;
   log?: (line: string) => void;
@@ -41,6 +45,8 @@ export interface EmbedSummary {
   cuda?: CudaDeviceSummary;
   /** Batches split in two after the GPU ran out of memory. */
   oomSplits: number;
+  /** Records cut to --truncate characters. */
+  truncated: number;
   model: string;
   dim: number;
 }
@@ -66,6 +72,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   let batches = 0;
   let spent = 0;
   let oomSplits = 0;
+  let truncated = 0;
   const started = performance.now();
   // SIGINT/SIGTERM (the one handler, @virnucpro/checkpoint's): the loop stops before its next batch and
   // removes the partial output; then the handler says so and exits 130 / 143.
@@ -89,14 +96,21 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
       if (interrupted) return;
       const where = `${options.input}: record ${index + 1} (>${record.id})`;
       if (record.sequence.length === 0) throw new UsageError(`${where}: empty sequence; expected at least one ${options.residue ?? 'amino acid'}`);
+      const problem = options.checkRecord?.(record.sequence);
+      if (problem) throw new UsageError(`${where}: ${problem}`);
+      let sequence = record.sequence;
+      if (options.truncate !== undefined && sequence.length > options.truncate) {
+        sequence = sequence.slice(0, options.truncate);
+        truncated++;
+      }
       let count: number;
       try {
-        count = embedder.tokenCount(record.sequence);
+        count = embedder.tokenCount(sequence);
       } catch (error) {
         throw new UsageError(`${where}: ${(error as Error).message}`);
       }
       index++;
-      yield { id: record.id, sequence: record.sequence, tokens: count };
+      yield { id: record.id, sequence, tokens: count };
     }
   }
 
@@ -154,6 +168,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     precision: options.compute.precision,
     ...(options.compute.cuda ? { cuda: options.compute.cuda } : {}),
     oomSplits,
+    truncated,
     model: embedder.name,
     dim: embedder.dim,
   };

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { prepFasta, type PrepCounts } from '@virnucpro/sixframe';
 import type { CommandModule } from 'yargs';
+import { outDirError } from '../fs/out-dir-error.js';
 import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
 
@@ -61,6 +62,9 @@ export const prepCommand: CommandModule = {
                 `in ${seconds.toFixed(1)} s`,
             );
           }
+        } catch (err) {
+          // A folder that cannot be made (a file, /proc/x, read-only) is one line and exit 2, as in predict.
+          throw (err as NodeJS.ErrnoException).syscall === 'mkdir' ? outDirError(args['out-dir'] as string, err) : err;
         } finally {
           progress?.clear();
         }

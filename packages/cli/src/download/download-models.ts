@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { makeDirectorySync } from '@virnucpro/atomic-file';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
@@ -55,7 +56,7 @@ export async function downloadModels(options: DownloadModelsOptions): Promise<Do
   // Folders this call creates: removed again if it fails while they are still empty (nothing to resume).
   const created: string[] = [];
   const makeDir = (dir: string) => {
-    const first = mkdirSync(dir, { recursive: true });
+    const first = makeDirectorySync(dir);
     if (first) for (let d = dir; ; d = dirname(d)) {
       created.push(d);
       if (d === first || dirname(d) === d) break;

@@ -1,6 +1,6 @@
-import { mkdir, readdir, rmdir } from 'node:fs/promises';
+import { readdir, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from '@virnucpro/atomic-file';
+import { makeDirectory, writeFileAtomicSync } from '@virnucpro/atomic-file';
 import { UsageError } from '../errors.js';
 import { RUN_SUMMARY_FILE } from '../pipeline/run-predict.js';
 import { writeMergedOutputs, ShardContentError } from './merge-outputs.js';
@@ -43,7 +43,7 @@ async function prepareOutDir(dir: string, force: boolean): Promise<boolean> {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR') throw new UsageError(`merge: --out-dir ${dir} is a file, not a folder`);
     if (code !== 'ENOENT') throw err;
-    await mkdir(dir, { recursive: true });
+    await makeDirectory(dir);
     return true;
   }
   if (entries.length > 0 && !force) throw new UsageError(`merge: --out-dir ${dir} is not empty; use --force to overwrite the results in it`);

@@ -1,13 +1,10 @@
 import type { FastaRecord } from '@virnucpro/fasta-stream';
 import { recordHeaderLine } from '@virnucpro/sixframe';
 import { UsageError } from '../errors.js';
+import { nonNucleotideCount, nonNucleotideExamples } from './nucleotide-codes.js';
 
 /** Share of a record's sequence characters that may lie outside the nucleotide codes before it is refused. */
 export const MAX_NON_NUCLEOTIDE_SHARE = 0.1;
-
-// A C G T U, N, and the IUPAC ambiguity codes R Y S W K M B D H V, either case.
-const NUCLEOTIDE = new Uint8Array(128);
-for (const c of 'ACGTUNRYSWKMBDHV') NUCLEOTIDE[c.charCodeAt(0)] = NUCLEOTIDE[c.toLowerCase().charCodeAt(0)] = 1;
 
 /**
  * The per-record input rules of `virnucpro predict`, applied while the input is read (one record at a time; only
@@ -39,14 +36,10 @@ export class InputCheck {
     this.seen.set(record.id, number);
     if (this.allowNonDna) return;
     const sequence = record.sequence;
-    let outside = 0;
-    for (let i = 0; i < sequence.length; i++) {
-      const c = sequence.charCodeAt(i);
-      if (c >= 128 || NUCLEOTIDE[c] === 0) outside++;
-    }
+    const outside = nonNucleotideCount(sequence);
     if (outside > MAX_NON_NUCLEOTIDE_SHARE * sequence.length) {
       const line = await recordHeaderLine(this.path, number);
-      const examples = [...new Set(sequence.toUpperCase().replace(/[ACGTUNRYSWKMBDHV]/g, ''))].slice(0, 6).join(', ');
+      const examples = nonNucleotideExamples(sequence);
       throw new UsageError(
         `${this.name}: ${line ? `line ${line}: ` : ''}record '${record.id}' is not DNA: ${Math.round((100 * outside) / sequence.length)}% of its ` +
           `${sequence.length} characters are not nucleotide codes (${examples}; a protein FASTA?). ` +

@@ -12,6 +12,7 @@ import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { ModelLoadError, UsageError, asUsageAsync, modelLoadMessageIn } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
+import { outDirError } from '../fs/out-dir-error.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
@@ -382,37 +383,6 @@ function oomSplitsOf(t: WorkerTelemetry): number {
 
 function fp32RecomputesOf(t: WorkerTelemetry): number {
   return counterOf(t, 'fp32Recomputes');
-}
-
-/**
- * A file-system error of creating or opening --out-dir as one line that says what is wrong (exit 2), instead of
- * the raw `ENOTDIR: … scandir` / `ENOENT … mkdir`. Other errors pass through unchanged.
- */
-function outDirError(dir: string, err: unknown): unknown {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOTDIR' || code === 'EEXIST') {
-    let file = dir;
-    const isFile = (path: string) => {
-      try {
-        return statSync(path).isFile();
-      } catch {
-        return false;
-      }
-    };
-    while (dirname(file) !== file && !isFile(file)) file = dirname(file);
-    const what = file === dir ? 'is a file' : `is inside ${file}, which is a file`;
-    return new UsageError(`--out-dir ${dir} ${what}, not a folder: name a folder (it is created if missing)`);
-  }
-  const why: Record<string, string> = {
-    EROFS: 'the file system is read-only',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    ENOENT: 'a folder on its path cannot be created (a read-only or vanished location?)',
-    ENOSPC: 'no space left on the device',
-    EDQUOT: 'disk quota exceeded',
-  };
-  if (code && why[code]) return new UsageError(`--out-dir ${dir}: cannot create or write this folder: ${why[code]}`);
-  return err;
 }
 
 /** The viral-region options of the run (--region-gap, --region-max-gap, --min-region-chunks). */

@@ -11,7 +11,8 @@ import { rotaryQkvComposite } from './rotary-qkv-composite.js';
  * gathered into [S_g, L], attention is one batched matmul over (segment, head) (plus ALiBi if given),
  * softmax in fp32, a second batched matmul, and finally one gather brings every row back to [N, H·hd].
  * A layout whose groups are already in packed order slices instead of gathering. With rotary tables, q and k are
- * rotated first (VnpRotaryQkv's composite).
+ * rotated first (VnpRotaryQkv's composite). Long segments take their query rows in blocks (queryBlockRows), so the
+ * scores held at once grow linearly with the length instead of with its square: a 35,000-residue protein fits.
  */
 export function packedAttentionComposite(args: CompositeKernelArgs): TensorInfo {
   const { inputs, attrs } = kernelArgs<VnpPackedAttentionInputs, VnpPackedAttentionAttrs>(args);
@@ -33,12 +34,49 @@ export function packedAttentionComposite(args: CompositeKernelArgs): TensorInfo 
         const rows = identity ? tf.slice(x, [group.start, 0], [S * L, x.shape[1]]) : tf.gather(x, group.rows);
         return tf.reshape(tf.transpose(tf.reshape(rows, [S, L, H, hd]), [0, 2, 1, 3]), [S * H, L, hd]);
       };
-      let scores: tf.Tensor4D = tf.reshape(tf.matMul(toHeads(qs), toHeads(k), false, true), [S, H, L, L]);
-      if (alibiSlopes) scores = tf.add(scores, layout.alibiBias(alibiSlopes, L));
-      const probs = tf.reshape(tf.softmax(scores), [S * H, L, L]);
-      return tf.reshape(tf.transpose(tf.reshape(tf.matMul(probs, toHeads(v)), [S, H, L, hd]), [0, 2, 1, 3]), [S * L, width]);
+      const qh = toHeads(qs);
+      const kh = toHeads(k);
+      const vh = toHeads(v);
+      // Query rows [start, start + B): scores [S, H, B, L], softmax over each row's keys, times V.
+      const rows = (start: number, B: number): tf.Tensor3D => {
+        const q = B === L ? qh : tf.slice(qh, [0, start, 0], [S * H, B, hd]);
+        let scores: tf.Tensor4D = tf.reshape(tf.matMul(q, kh, false, true), [S, H, B, L]);
+        if (alibiSlopes) scores = tf.add(scores, B === L ? layout.alibiBias(alibiSlopes, L) : alibiRows(alibiSlopes, L, start, B));
+        return tf.matMul(tf.reshape(tf.softmax(scores), [S * H, B, L]), vh);
+      };
+      const B = queryBlockRows(H, L);
+      const blocks: tf.Tensor3D[] = [];
+      // Each block in its own tidy: its scores are freed before the next block's are made.
+      for (let start = 0; start < L; start += B) blocks.push(tf.tidy(() => rows(start, Math.min(B, L - start))));
+      const out = blocks.length === 1 ? blocks[0] : tf.concat(blocks, 1);
+      return tf.reshape(tf.transpose(tf.reshape(out, [S, H, L, hd]), [0, 2, 1, 3]), [S * L, width]);
     });
     const context = outputs.length === 1 ? outputs[0] : tf.concat(outputs, 0);
     return identity ? context : tf.gather(context, layout.fromGroups);
   });
+}
+
+/** Scores per segment and head held at once: 2^24 float32 (64 MiB) per segment; longer rows go in blocks. */
+const SCORE_ELEMENTS_PER_BLOCK = 2 ** 24;
+
+/**
+ * Query rows per block for segment length L with H heads: all L rows while H·L² scores fit the limit, else as many
+ * as fit. A function of L and H alone (never of the batch), so a row's numbers do not depend on its neighbours.
+ */
+export function queryBlockRows(H: number, L: number): number {
+  if (H * L * L <= SCORE_ELEMENTS_PER_BLOCK) return L;
+  return Math.max(1, Math.floor(SCORE_ELEMENTS_PER_BLOCK / (H * L)));
+}
+
+/** float32 [1, H, B, L]: the ALiBi bias −slope_h·|i−j| of query rows i ∈ [start, start + B). */
+function alibiRows(slopes: ArrayLike<number>, L: number, start: number, B: number): tf.Tensor4D {
+  const H = slopes.length;
+  const values = new Float32Array(H * B * L);
+  for (let h = 0; h < H; h++) {
+    for (let r = 0; r < B; r++) {
+      const i = start + r;
+      for (let j = 0; j < L; j++) values[(h * B + r) * L + j] = -slopes[h] * Math.abs(i - j);
+    }
+  }
+  return tf.tensor4d(values, [1, H, B, L]);
 }
