@@ -260,7 +260,7 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       const layout = packedLayout([L]);
       const input = tf.tensor2d(qkv, [L, 3 * width]);
       const profile = await tf.profile(() => packedAttention(input, layout, { numHeads: H, scale: 0.5 }));
-      const padded = layout.groups[0].maxLength; // the attention length L is padded to
+      const padded = layout.groups[0].length; // the segment length attention runs on
       const allScores = H * padded * padded * 4; // ≥ 324 MB: what one full scores tensor would take (its softmax about 4 such)
       expect(profile.peakBytes).toBeLessThan(allScores);
       input.dispose();
