@@ -52,6 +52,8 @@ function missingPositional(commands: readonly string[]): string {
     case 'models':
     case 'config':
       return 'name an action';
+    case 'merge':
+      return 'name the --out-dir folders of the shards';
     case undefined:
       return 'name a command';
     default:

@@ -13,7 +13,7 @@ import { runCommand } from './run-command.js';
  */
 export const classifyCommand: CommandModule = {
   command: 'classify',
-  describe: 'Score merged DNABERT-S+ESM-2 features with the VirNucPro MLP and write the prediction files (stages 8-9)',
+  describe: 'Score merged DNABERT-S+ESM-2 features with the VirNucPro MLP and write the prediction files',
   builder: (y) =>
     y
       .option('mlp', { type: 'string', demandOption: true, describe: 'VirNucPro MLP: the original whole-module .pth (300_model.pth / 500_model.pth) or a .safetensors with the same tensor names' })

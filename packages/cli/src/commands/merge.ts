@@ -10,7 +10,8 @@ export const mergeCommand: CommandModule = {
   describe: 'Join the output folders of predict --shard 1/N … N/N into the results of one unsharded run (byte for byte)',
   builder: (y) =>
     y
-      .positional('shard-dirs', { type: 'string', array: true, describe: 'the --out-dir of every shard job, in any order' })
+      // default: undefined: yargs gives a variadic positional a default of [], which help printed beside [required].
+      .positional('shard-dirs', { type: 'string', array: true, default: undefined, describe: 'the --out-dir of every shard job, in any order' })
       .option('out-dir', { type: 'string', demandOption: true, requiresArg: true, describe: 'folder for the merged results (created; refused if it holds anything unless --force)' })
       .option('force', { type: 'boolean', default: false, describe: 'overwrite results already in --out-dir' })
       .option('quiet', { type: 'boolean', default: false, describe: 'print nothing but errors' })

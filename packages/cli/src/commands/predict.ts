@@ -4,6 +4,7 @@ import { resolvePredictOptions } from '../config/resolve-predict-options.js';
 import { runPredict } from '../pipeline/run-predict.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
 import { writeReportAfterRun } from './report.js';
+import { plural } from '../progress/plural.js';
 import { runCommand } from './run-command.js';
 
 /** $VIRNUCPRO_PROGRESS_INTERVAL: seconds between plain progress lines when stderr is not a terminal (default 10). */
@@ -20,8 +21,13 @@ function yargsOption(spec: OptionSpec): Options {
   const numeric = spec.kind === 'integer' || (spec.kind === 'choice' && typeof spec.choices?.[0] === 'number');
   const type = spec.kind === 'boolean' ? 'boolean' : numeric ? 'number' : 'string';
   const shown = spec.default === undefined ? '' : ` [default: ${Array.isArray(spec.default) ? spec.default.join(',') : spec.default}]`;
-  return { type, describe: spec.description + shown, choices: spec.choices as Options['choices'], requiresArg: type !== 'boolean' };
+  // Not yargs' demandOption: the value may come from the config file, which yargs does not read.
+  const required = REQUIRED_OPTIONS.has(spec.key) ? ` [required: here, or ${spec.key}: in --config]` : '';
+  return { type, describe: spec.description + shown + required, choices: spec.choices as Options['choices'], requiresArg: type !== 'boolean' };
 }
+
+/** Options a run cannot go without (resolvePredictOptions refuses a run that lacks them). */
+const REQUIRED_OPTIONS = new Set(['out-dir']);
 
 export const predictCommand: CommandModule = {
   command: 'predict [input]',
@@ -46,7 +52,7 @@ export const predictCommand: CommandModule = {
         const s = await runPredict(options, { reporter, handleSignals: true });
         await writeReportAfterRun(options.outDir, (m) => reporter.log(m));
         reporter.log(
-          `done: ${s.sequences} sequences, ${s.chunks} chunks, ${s.frames} frames in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}${s.shard ? ` (shard ${s.shard.index}/${s.shard.count}: ${s.shard.records} of the input's ${s.shard.inputRecords} records; join the shards with virnucpro merge)` : ''}`,
+          `done: ${plural(s.sequences, 'sequence')}, ${plural(s.chunks, 'chunk')}, ${plural(s.frames, 'frame')} in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}${s.shard ? ` (shard ${s.shard.index}/${s.shard.count}: ${s.shard.records} of the input's ${s.shard.inputRecords} records; join the shards with virnucpro merge)` : ''}`,
         );
       } finally {
         reporter.close();

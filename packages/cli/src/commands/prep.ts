@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { prepFasta, type PrepCounts } from '@virnucpro/sixframe';
 import type { CommandModule } from 'yargs';
 import { outDirError } from '../fs/out-dir-error.js';
+import { plural } from '../progress/plural.js';
 import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
 
@@ -12,7 +13,7 @@ import { runCommand } from './run-command.js';
  */
 export const prepCommand: CommandModule = {
   command: 'prep <input>',
-  describe: 'Chunk a DNA FASTA file and keep every stop-free six-frame translation (VirNucPro stages 1-2)',
+  describe: 'Chunk a DNA FASTA file and keep every stop-free six-frame translation (the chunking and translation of predict)',
   builder: (y) =>
     y
       .positional('input', { type: 'string', describe: 'DNA FASTA file (plain, gzip or BGZF)' })
@@ -72,9 +73,6 @@ export const prepCommand: CommandModule = {
     }),
 };
 
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
-}
 
 /** One self-overwriting stderr line with counts and rates, redrawn at most 4 times a second. */
 class TtyProgressLine {

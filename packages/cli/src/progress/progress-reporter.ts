@@ -56,7 +56,7 @@ class QuietReporter implements ProgressReporter {
 }
 
 /** Shared rate/ETA arithmetic for both visible reporters. */
-class StageCounter {
+export class StageCounter {
   done = 0;
   tokens = 0;
   total?: number;
@@ -67,6 +67,12 @@ class StageCounter {
   }
   get seconds(): number {
     return Math.max((this.now() - this.started) / 1000, 1e-9);
+  }
+  /** Time left at the rate so far; '?' until there is a rate (nothing done yet) or with no total. */
+  get eta(): string {
+    const rate = this.done / this.seconds;
+    if (this.total === undefined || !(rate > 0)) return '?';
+    return formatDuration(Math.max(0, this.total - this.done) / rate);
   }
   describe(): string {
     const s = this.seconds;
@@ -135,7 +141,7 @@ class BarReporter implements ProgressReporter {
     this.multi ??= new cliProgress.MultiBar(
       {
         stream: this.stream,
-        format: '{stage} |{bar}| {value}/{total} {unit} | {rate} {unit}/s | {tokenRate} tok/s | ETA {eta_formatted}',
+        format: '{stage} |{bar}| {value}/{total} {unit} | {rate} {unit}/s | {tokenRate} tok/s | ETA {eta}',
         hideCursor: true,
         clearOnComplete: false,
         stopOnComplete: false,
@@ -156,6 +162,7 @@ class BarReporter implements ProgressReporter {
       unit: counter.unit,
       rate: (counter.done / counter.seconds).toFixed(1),
       tokenRate: Math.round(counter.tokens / counter.seconds),
+      eta: counter.eta, // not cli-progress's eta_formatted, which shows 0s before there is a rate
     });
     const multi = this.bars();
     const bar = multi.create(options.total ?? 0, 0, payload());
