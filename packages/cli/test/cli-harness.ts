@@ -1,5 +1,5 @@
 // Shared by the tests that spawn the built CLI and read the embeddings it writes.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readSafetensors, toFloat32 } from '@virnucpro/weights';
@@ -9,6 +9,22 @@ export const testData = fileURLToPath(new URL('../../../test-data/', import.meta
 
 export function runCli(args: string[]) {
   return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+}
+
+/**
+ * runCli without blocking the test worker: a long spawnSync (several predicts in one hook) keeps vitest's worker
+ * from answering its runner for over a minute ("Timeout calling onTaskUpdate", which fails the run).
+ */
+export function runCliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 export interface EmbeddingFile {

@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, testData } from './cli-harness.js';
+import { runCli, runCliAsync, testData } from './cli-harness.js';
 import { writeMlpVariant } from './mlp-variants.js';
 import { writeMultiRecordInput } from './multi-record-input.js';
 
@@ -19,8 +19,8 @@ const single = join(tmp, 'single');
 const shardDir = (k: number) => join(tmp, `shard-${k}`);
 const summary = (dir: string) => JSON.parse(readFileSync(join(dir, 'run_summary.json'), 'utf8'));
 
-function predict(out: string, ...extra: string[]) {
-  const r = runCli(['predict', input, ...common, '--out-dir', out, ...extra]);
+async function predict(out: string, ...extra: string[]) {
+  const r = await runCliAsync(['predict', input, ...common, '--out-dir', out, ...extra]);
   expect(r.status, r.stderr).toBe(0);
 }
 
@@ -39,11 +39,11 @@ function expectRefused(dirs: string[], message: RegExp) {
   expect(existsSync(out)).toBe(false);
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   writeMultiRecordInput(input);
-  predict(single);
-  for (let k = 1; k <= 4; k++) predict(shardDir(k), '--shard', `${k}/4`);
-});
+  await predict(single);
+  for (let k = 1; k <= 4; k++) await predict(shardDir(k), '--shard', `${k}/4`);
+}, 600_000);
 
 describe('virnucpro predict --shard K/N', () => {
   it('splits on whole records, each record in exactly one shard, balanced by bases', () => {
@@ -120,8 +120,8 @@ describe('virnucpro merge', () => {
   it('with viral regions in the output (an MLP with mixed calls): 3 shards merge into the unsharded files', async () => {
     const mlp = await writeMlpVariant(join(tmp, 'mixed.safetensors'), { virusLogitShift: 0.4 });
     const dirs = [1, 2, 3].map((k) => join(tmp, `mixed-${k}`));
-    for (const [i, dir] of dirs.entries()) expect(runCli(['predict', input, ...common, '--mlp', mlp, '--out-dir', dir, '--shard', `${i + 1}/3`]).status).toBe(0);
-    expect(runCli(['predict', input, ...common, '--mlp', mlp, '--out-dir', join(tmp, 'mixed-single')]).status).toBe(0);
+    for (const [i, dir] of dirs.entries()) expect((await runCliAsync(['predict', input, ...common, '--mlp', mlp, '--out-dir', dir, '--shard', `${i + 1}/3`])).status).toBe(0);
+    expect((await runCliAsync(['predict', input, ...common, '--mlp', mlp, '--out-dir', join(tmp, 'mixed-single')])).status).toBe(0);
     const regions = readFileSync(join(tmp, 'mixed-single', 'viral_regions.tsv'), 'utf8').trimEnd().split('\n').slice(1);
     expect(new Set(regions.map((l) => l.split('\t')[0])).size).toBeGreaterThan(1); // regions on several records
     const r = merge([dirs[2], dirs[0], dirs[1]], join(tmp, 'mixed-merged'));
@@ -131,7 +131,7 @@ describe('virnucpro merge', () => {
 
     // Shards joined with other region options: refused, naming the option.
     const other = join(tmp, 'mixed-3-gap0');
-    expect(runCli(['predict', input, ...common, '--mlp', mlp, '--region-gap', '0', '--out-dir', other, '--shard', '3/3']).status).toBe(0);
+    expect((await runCliAsync(['predict', input, ...common, '--mlp', mlp, '--region-gap', '0', '--out-dir', other, '--shard', '3/3'])).status).toBe(0);
     expectRefused([dirs[0], dirs[1], other], /^virnucpro: merge: shards made with different models or options: .*regions\.gap: /);
   }, 240_000);
 
