@@ -66,3 +66,39 @@ describe('prep of a gzip file', () => {
     expect(existsSync(join(tmp, 'gz', 'NC_008253.fna_chunked500.fa'))).toBe(true);
   });
 });
+
+describe('one overwrite rule, short flags and token budget across commands', () => {
+  const esm = join(testData, 'esm2-transformers5', 'masked-lm');
+
+  it('prep refuses existing outputs unless --force / -f, with -o -l -q as predict takes them', () => {
+    const out = join(tmp, 'prep-twice');
+    expect(runCli(['prep', small, '-o', out, '-l', '500', '-q']).status).toBe(0);
+    const again = runCli(['prep', small, '-o', out, '-l', '500', '-q']);
+    expect(again.stderr.trim().split('\n')).toEqual([
+      `virnucpro: ${join(out, 'test_fixed_500bp_chunked500.fa')} already exists (and 2 more outputs); pass --force to overwrite, or choose another --out-dir`,
+    ]);
+    expect(again.status).toBe(2);
+    expect(runCli(['prep', small, '-o', out, '-q', '-f']).status).toBe(0);
+  });
+
+  it('embed refuses an existing --output unless --force, and takes its token budget from the backend as predict does', () => {
+    const input = join(tmp, 'p.faa');
+    writeFileSync(input, '>a\nMKTAYIAKQR\n');
+    const output = join(tmp, 'p.safetensors');
+    const summary = join(tmp, 'p.json');
+    expect(runCli(['embed', 'esm2', '--model', esm, '--input', input, '-o', output, '--backend', 'cpu', '-q', '--summary', summary]).status).toBe(0);
+    expect(JSON.parse(readFileSync(summary, 'utf8')).tokenBudget).toBe(4096); // predict's default off cuda
+    const again = runCli(['embed', 'esm2', '--model', esm, '--input', input, '-o', output, '--backend', 'cpu', '-q']);
+    expect(again.stderr.trim()).toBe(`virnucpro: --output ${output} already exists; pass --force to overwrite it`);
+    expect(again.status).toBe(2);
+    expect(runCli(['embed', 'esm2', '--model', esm, '--input', input, '-o', output, '--backend', 'cpu', '-q', '-f']).status).toBe(0);
+  });
+
+  it('predict takes -o, -l, -q and -f', () => {
+    const out = join(tmp, 'predict-short');
+    const args = ['predict', small, '--models-dir', demo, '--backend', 'cpu', '-o', out, '-l', '500', '-q'];
+    expect(runCli(args).status).toBe(0);
+    expect(runCli(args).status).toBe(2); // non-empty --out-dir
+    expect(runCli([...args, '-f']).status).toBe(0);
+  });
+});

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
 import { describeForLog, planCompute, startCompute } from '@virnucpro/compute';
+import { packWindowFor } from '@virnucpro/runtime';
 import { ModelLoadError, UsageError, asUsageAsync, modelLabel } from '../errors.js';
 import { MAX_NON_NUCLEOTIDE_SHARE } from '../pipeline/input-check.js';
 import { nonNucleotideCount, nonNucleotideExamples, plainNucleotideCount } from '../pipeline/nucleotide-codes.js';
@@ -31,7 +32,17 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
         if (problem) throw new UsageError(problem);
         await withInputFile(given, async (run) => {
           await requireFastaRecords(run.input); // before the model load, which can take a while
-          const plan = await asUsageAsync(planCompute({ backend: run.backend, ...(run.precision ? { precision: run.precision } : {}), ...(run.threads !== undefined ? { threads: run.threads } : {}) }));
+          const plan = await asUsageAsync(
+            planCompute({
+              backend: run.backend,
+              ...(run.precision ? { precision: run.precision } : {}),
+              ...(run.threads !== undefined ? { threads: run.threads } : {}),
+              ...(run.tokenBudget !== undefined ? { tokenBudget: run.tokenBudget } : {}),
+            }),
+          );
+          // The token budget (and the packing window that follows it) as predict takes them: from the plan.
+          const tokenBudget = plan.tokenBudget;
+          const window = run.window ?? packWindowFor(tokenBudget, 1024);
           for (const note of plan.notes) run.log?.(`virnucpro: note: ${note}`);
           const compute = await startCompute(plan.settings);
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
@@ -43,6 +54,8 @@ export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModul
             run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
             const summary = await runEmbed({
               ...run,
+              tokenBudget,
+              window,
               embedder,
               compute,
               residue: protein ? 'amino acid' : 'nucleotide',

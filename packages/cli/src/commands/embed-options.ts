@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { backendNames, checkPrecisionOption, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
-import { packWindowFor } from '@virnucpro/runtime';
 import { UsageError, asUsage } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 
@@ -18,15 +17,16 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
   return y
     .option('model', { type: 'string', demandOption: true, describe: texts.model })
     .option('input', { type: 'string', demandOption: true, describe: texts.input })
-    .option('output', { type: 'string', demandOption: true, describe: texts.output })
+    .option('output', { alias: 'o', type: 'string', demandOption: true, describe: texts.output })
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
     .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: ~1.4× bf16 on an H100 but less accurate (mean-embedding cosine to fp32 ≥ 0.993 vs bf16 ≥ 0.9999), see docs/usage.md' })
     .option('threads', { type: 'number', describe: 'CPU threads for the model (the onednn backend\'s GEMMs) [default: every core]' })
-    .option('token-budget', { type: 'number', default: 2048, describe: texts.tokenBudget })
+    .option('token-budget', { type: 'number', describe: `${texts.tokenBudget} [default: as predict's, from the backend: 16384 on cuda, 4096 elsewhere]` })
     .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
     .option('truncate', { type: 'number', describe: 'embed only the first N characters of longer records (as fair-esm extract --truncation_seq_length) [default: whole records]' })
     .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
-    .option('quiet', { type: 'boolean', describe: 'no log lines' });
+    .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite --output if it exists' })
+    .option('quiet', { alias: 'q', type: 'boolean', describe: 'no log lines' });
 }
 
 export interface EmbedArgs {
@@ -38,8 +38,10 @@ export interface EmbedArgs {
   precision?: Precision;
   /** --threads; undefined: every core. */
   threads?: number;
-  tokenBudget: number;
-  window: number;
+  /** As asked for; undefined = the compute plan's default for the backend (the one place that knows the device). */
+  tokenBudget?: number;
+  /** As asked for; undefined = packWindowFor(the token budget). */
+  window?: number;
   /** Embed only the first `truncate` characters of each record. */
   truncate?: number;
   summaryPath?: string;
@@ -49,16 +51,18 @@ export interface EmbedArgs {
 /** Reads and checks the shared options; bad values are usage errors (exit 2) before any model loads. */
 export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
   const input = args.input as string;
-  const tokenBudget = args['token-budget'] as number;
-  const window = (args.window as number | undefined) ?? packWindowFor(tokenBudget, 1024);
+  const tokenBudget = args['token-budget'] as number | undefined;
+  const window = args.window as number | undefined;
   const backend = args.backend as BackendChoice;
   const precision = args.precision as Precision | undefined;
   const threads = args.threads as number | undefined;
   asUsage(() => checkPrecisionOption(backend, precision));
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads must be a whole number ≥ 1, got ${threads}`);
   if (!existsSync(input)) throw new UsageError(`${input}: input FASTA not found`);
-  if (!Number.isInteger(tokenBudget) || tokenBudget < 3) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);
-  if (!Number.isInteger(window) || window < 1) throw new UsageError(`--window must be a positive integer, got ${window}`);
+  // The overwrite rule of every command: existing results stay unless --force.
+  if (existsSync(args.output as string) && !args.force) throw new UsageError(`--output ${String(args.output)} already exists; pass --force to overwrite it`);
+  if (tokenBudget !== undefined && (!Number.isInteger(tokenBudget) || tokenBudget < 3)) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);
+  if (window !== undefined && (!Number.isInteger(window) || window < 1)) throw new UsageError(`--window must be a positive integer, got ${window}`);
   const truncate = args.truncate as number | undefined;
   if (truncate !== undefined && (!Number.isInteger(truncate) || truncate < 1)) throw new UsageError(`--truncate must be a positive integer, got ${truncate}`);
   return {
@@ -68,8 +72,8 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
     backend,
     ...(precision ? { precision } : {}),
     ...(threads !== undefined ? { threads } : {}),
-    tokenBudget,
-    window,
+    ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+    ...(window !== undefined ? { window } : {}),
     ...(truncate ? { truncate } : {}),
     summaryPath: args.summary as string | undefined,
     log: args.quiet ? undefined : (line: string) => console.error(line),

@@ -12,9 +12,9 @@ export const mergeCommand: CommandModule = {
     y
       // default: undefined: yargs gives a variadic positional a default of [], which help printed beside [required].
       .positional('shard-dirs', { type: 'string', array: true, default: undefined, describe: 'the --out-dir of every shard job, in any order' })
-      .option('out-dir', { type: 'string', demandOption: true, requiresArg: true, describe: 'folder for the merged results (created; refused if it holds anything unless --force)' })
-      .option('force', { type: 'boolean', default: false, describe: 'overwrite results already in --out-dir' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'print nothing but errors' })
+      .option('out-dir', { alias: 'o', type: 'string', demandOption: true, requiresArg: true, describe: 'folder for the merged results (created; refused if it holds anything unless --force)' })
+      .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite results already in --out-dir' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' })
       .example('$0 merge shards/1 shards/2 shards/3 shards/4 --out-dir results', 'four shards of one input')
       .epilogue(
         'Refuses (exit 2, nothing written) shard sets that do not cover the input exactly once: a missing or repeated part, ' +

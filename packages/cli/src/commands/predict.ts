@@ -23,8 +23,12 @@ function yargsOption(spec: OptionSpec): Options {
   const shown = spec.default === undefined ? '' : ` [default: ${Array.isArray(spec.default) ? spec.default.join(',') : spec.default}]`;
   // Not yargs' demandOption: the value may come from the config file, which yargs does not read.
   const required = REQUIRED_OPTIONS.has(spec.key) ? ` [required: here, or ${spec.key}: in --config]` : '';
-  return { type, describe: spec.description + shown + required, choices: spec.choices as Options['choices'], requiresArg: type !== 'boolean' };
+  const alias = SHORT_FLAGS[spec.key];
+  return { type, describe: spec.description + shown + required, choices: spec.choices as Options['choices'], requiresArg: type !== 'boolean', ...(alias ? { alias } : {}) };
 }
+
+/** The short flags every command shares (prep, embed, merge, classify take the same letters). */
+const SHORT_FLAGS: Record<string, string> = { 'out-dir': 'o', length: 'l', force: 'f', quiet: 'q' };
 
 /** Options a run cannot go without (resolvePredictOptions refuses a run that lacks them). */
 const REQUIRED_OPTIONS = new Set(['out-dir']);

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { prepFasta, type PrepCounts } from '@virnucpro/sixframe';
+import { inputStem, prepFasta, prepOutputPaths, type PrepCounts } from '@virnucpro/sixframe';
+import { UsageError } from '../errors.js';
 import type { CommandModule } from 'yargs';
 import { outDirError } from '../fs/out-dir-error.js';
 import { plural } from '../progress/plural.js';
@@ -24,6 +26,7 @@ export const prepCommand: CommandModule = {
         describe: 'chunk length in bases (match the VirNucPro model: 300 or 500)',
       })
       .option('out-dir', { alias: 'o', type: 'string', default: '.', describe: 'directory for the output files (created if missing)' })
+      .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite output files that already exist' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
       .epilogue(
         [
@@ -41,6 +44,11 @@ export const prepCommand: CommandModule = {
       const chunkSize = Number(args.length);
       const outDir = resolve(args['out-dir'] as string);
       const quiet = Boolean(args.quiet);
+      // The overwrite rule of every command: existing results stay unless --force.
+      const existing = Object.values(prepOutputPaths(outDir, inputStem(input), chunkSize)).filter((path) => existsSync(path));
+      if (existing.length && !args.force) {
+        throw new UsageError(`${existing[0]} already exists${existing.length > 1 ? ` (and ${plural(existing.length - 1, 'more output')})` : ''}; pass --force to overwrite, or choose another --out-dir`);
+      }
       const progress = !quiet && process.stderr.isTTY ? new TtyProgressLine(process.stderr) : undefined;
 
       // Ctrl-C / kill: prepFasta stops at its next batch and removes its temp files; exit 130 / 143.
