@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { packedLayout, segmentMean, type BackendName } from '@virnucpro/ops';
-import { describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
+import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
 import { DnabertModel, randomDnabertWeights, type DnabertConfig } from '../src/index.js';
 import { startCompute } from '@virnucpro/compute';
@@ -21,10 +21,11 @@ const onednnHere = await startCompute({ backend: 'onednn' }).then(() => true, ()
 
 describe.each(onednnHere ? (['cpu', 'wasm', 'onednn'] as const) : (['cpu', 'wasm'] as const))('DNABERT-S embeddings are batch-invariant on %s', (backend: BackendName & ('cpu' | 'wasm' | 'onednn')) => {
   const { seeds, maxHidden, maxTokens } = settings[backend];
-  it.each(seeds)('random model shape and sequences, seed %i', async (seed) => {
+  it.each(invarianceSeeds(seeds))('random model shape and sequences, seed %i', async (seed) => {
     expect((await startCompute({ backend })).backend).toBe(backend);
     const rand = seededRandom(200 + seed);
-    const shape = randomModelShape(rand, { maxHidden });
+    // Seed 2 has one head: a batch of one (segment × head) product took another path on wasm.
+    const shape = randomModelShape(rand, { maxHidden, ...(seed === 2 ? { heads: 1 } : {}) });
     const config: DnabertConfig = {
       vocabSize: 64, hiddenSize: shape.heads * shape.headSize, numLayers: randomInt(rand, 1, 8), numHeads: shape.heads,
       intermediateSize: shape.ffn, layerNormEps: 1e-12,

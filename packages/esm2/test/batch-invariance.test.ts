@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { segmentMean, type BackendName } from '@virnucpro/ops';
-import { describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
+import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
 import { clsId, eosId, Esm2Model, maskId, randomEsm2Weights, type Esm2Config } from '../src/index.js';
 import { startCompute } from '@virnucpro/compute';
@@ -20,10 +20,11 @@ const onednnHere = await startCompute({ backend: 'onednn' }).then(() => true, ()
 
 describe.each(onednnHere ? (['cpu', 'wasm', 'onednn'] as const) : (['cpu', 'wasm'] as const))('ESM-2 embeddings are batch-invariant on %s', (backend: BackendName & ('cpu' | 'wasm' | 'onednn')) => {
   const { seeds, maxHidden, maxTokens } = settings[backend];
-  it.each(seeds)('random model shape and proteins, seed %i', async (seed) => {
+  it.each(invarianceSeeds(seeds))('random model shape and proteins, seed %i', async (seed) => {
     expect((await startCompute({ backend })).backend).toBe(backend);
     const rand = seededRandom(100 + seed);
-    const shape = randomModelShape(rand, { maxHidden, evenHeadSize: true });
+    // Seed 2 has one head: a batch of one (segment × head) product took another path on wasm.
+    const shape = randomModelShape(rand, { maxHidden, evenHeadSize: true, ...(seed === 2 ? { heads: 1 } : {}) });
     const config: Esm2Config = {
       numLayers: randomInt(rand, 1, 8), embedDim: shape.heads * shape.headSize, numHeads: shape.heads, ffnDim: shape.ffn,
       vocabSize: 33, layerNormEps: 1e-5, tokenDropout: true, name: `random-${seed}`,

@@ -130,3 +130,14 @@ export function describeBatchDependence(found: readonly BatchDependence[], lengt
     .map((f) => `item ${f.item}${lengths ? ` (${lengths[f.item]} tokens)` : ''}, ${f.arrangement}: ${f.differing}/${f.values} values differ, max |Δ| ${f.maxAbsDiff.toExponential(2)}`)
     .join('\n');
 }
+
+/** How many seeds every property test adds to its fixed ones: a longer soak run (`VIRNUCPRO_INVARIANCE_SEEDS=50`). */
+export const invarianceSeedsEnvVar = 'VIRNUCPRO_INVARIANCE_SEEDS';
+
+/** The fixed seeds of a property test, plus `VIRNUCPRO_INVARIANCE_SEEDS` more (1000, 1001, …) when it is set. */
+export function invarianceSeeds(fixed: readonly number[]): number[] {
+  const value = process.env[invarianceSeedsEnvVar] ?? '0';
+  const extra = Number(value);
+  if (!Number.isInteger(extra) || extra < 0) throw new Error(`${invarianceSeedsEnvVar} must be a whole number of extra seeds, got '${value}'`);
+  return [...fixed, ...Array.from({ length: extra }, (_, i) => 1000 + i)];
+}

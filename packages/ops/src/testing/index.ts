@@ -1,6 +1,7 @@
 // @virnucpro/ops/testing: the batch-invariance checks, for the tests of any package or backend.
 export {
   seededRandom, randomInt, batchArrangements, compareBytes, findBatchDependence, describeBatchDependence,
+  invarianceSeeds, invarianceSeedsEnvVar,
   type Arrangement, type BatchDependence, type EmbedBatch,
 } from './batch-invariance.js';
 export {
