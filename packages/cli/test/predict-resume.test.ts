@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, tru
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeMlpVariant } from './mlp-variants.js';
 
@@ -204,6 +205,30 @@ describe('virnucpro predict: interruption and resume', () => {
     expect(bytes.length).toBe(shard.bytes);
     expect(`${createHash('sha256').update(bytes).digest('hex')}`).toBe(shard.sha256.replace(/^sha256:/, ''));
     expect(listing(out)).toEqual(['.checkpoints']); // no partial output files
+    // It says how much was kept and how to continue.
+    expect(stderr).toContain(`kept ${shard.count} of ${frames} frames in ${join(out, '.checkpoints')}; continue with the same models and options: virnucpro predict ${input} --out-dir ${out} --resume`);
     await expectGone(workers);
+  });
+
+  it('SIGTERM while the models load: the folder the run created is removed, exit 143', async () => {
+    const out = join(tmp, 'terminated-early');
+    const child = spawn(process.execPath, args(out, '--workers', '2'), { stdio: ['ignore', 'ignore', 'pipe'] });
+    const done = exited(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => existsSync(out), 'the output folder', child);
+    child.kill('SIGTERM');
+    const { code } = await done;
+    expect(code).toBe(143);
+    expect(existsSync(out)).toBe(false);
+    expect(stderr).toMatch(/removed .*terminated-early, which this run had created|no frame was finished, so nothing was kept/);
+  });
+
+  it('--resume accepts the same records given gzipped after a plain run (the fingerprint is of the records, not the file bytes)', () => {
+    const gz = join(tmp, 'input.fa.gz');
+    writeFileSync(gz, gzipSync(readFileSync(input)));
+    const r = spawnSync(process.execPath, [bin, 'predict', gz, ...common, '--out-dir', reference, '--resume', '--quiet'], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });

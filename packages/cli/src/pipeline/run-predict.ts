@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { access, constants, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fingerprintFiles, onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
+import { onTerminationSignal, openCheckpoint, OutputDirNotEmptyError, CheckpointMismatchError, assertOutputDirUsable } from '@virnucpro/checkpoint';
 import { AtomicFile, commitAll, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
 import { chunkLayout, prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
@@ -19,6 +19,7 @@ import { FEATURES_MODEL_NAME } from './feature-name.js';
 import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { countFrames, framesFromFasta, type FrameCounts } from './frames-source.js';
+import { fingerprintFastaRecords } from './input-fingerprint.js';
 import { InputCheck } from './input-check.js';
 import { startPipelineTrace } from './pipeline-trace.js';
 import { describeModel } from './model-identity.js';
@@ -111,7 +112,20 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   }
   // An existing folder we cannot write into fails now, in one line, rather than at the first output file.
   await access(options.outDir, constants.W_OK).catch((err: unknown) => afterInputCheck(outDirError(options.outDir, err)));
+  // Until the run's own handler is in place (the models can take minutes to load), a signal removes the folder this
+  // run created (nothing is in it yet but our own empty checkpoint) and exits 130 / 143.
+  let stopEarlyHandling = () => {};
+  if (io.handleSignals) {
+    stopEarlyHandling = onTerminationSignal(
+      async () => {
+        if (!outDirState.existed) await rm(options.outDir, { recursive: true, force: true });
+        reporter.log(`stopped before any frame was computed; ${outDirState.existed ? `nothing written in ${options.outDir}` : `removed ${options.outDir}, which this run had created`}`);
+      },
+      { log: (m) => reporter.log(m) },
+    );
+  }
   const poolStarting = startFeaturePool(options, models, options.threads).catch(async (err: unknown) => {
+    stopEarlyHandling();
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     // A worker that could not read a model reports it as text: the same one line and exit 2 as in-process.
     const modelLoad = err instanceof Error && !(err instanceof UsageError) ? modelLoadMessageIn(err.message) : undefined;
@@ -120,6 +134,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // A bad input is said as soon as it is found, not after the models have loaded (that can take minutes on a CPU).
   const pool = await Promise.race([poolStarting, counting.then(() => new Promise<never>(() => {}))]).catch(async (err: unknown) => {
     void poolStarting.then((started) => started.pool.close(), () => undefined); // once loaded, the models go too
+    stopEarlyHandling();
     if (!outDirState.existed) await rmdir(options.outDir).catch(() => undefined);
     throw err;
   });
@@ -135,7 +150,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const outputs: StagedOutput[] = [];
   /** run_summary.json, renamed into place after every result file: the mark of a complete run. */
   let completionMarker: AtomicFile | undefined;
-  let removeSignalHandlers = () => {};
+  let removeSignalHandlers = () => stopEarlyHandling();
   const cleanUp = async () => {
     for (const output of [...outputs, ...(completionMarker ? [completionMarker] : [])]) await output.discard().catch(() => undefined);
     // Keep checkpoints that hold work (that is what --resume is for); otherwise leave no trace. Before the
@@ -151,7 +166,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
         `the MLP ${models.mlp} expects ${mlp.inputDim}-d features, but the models make ${pool.pool.dim}-d ones ([DNABERT-S | ESM-2]); use the MLP trained for these models`,
       );
     }
-    const inputFingerprint = await fingerprintFiles([options.input]);
+    const inputFingerprint = await fingerprintFastaRecords(options.input);
     const checkpoint = await openCheckpoint({
       dir: join(options.outDir, CHECKPOINT_DIR),
       model: {
@@ -187,13 +202,16 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       outputs.push(intermediate);
     }
     if (io.handleSignals) {
+      stopEarlyHandling();
       removeSignalHandlers = onTerminationSignal(
         async () => {
           // Workers first, at once: a batch in progress is not waited for (its frames are recomputed on
           // --resume); then the frames already finished become a checkpoint shard.
           await pool.pool.close({ graceMs: 0 }).catch(() => undefined);
           await checkpoint.flush();
+          const kept = checkpoint.itemsStored;
           await cleanUp();
+          reporter.log(stoppedLine(kept, totals.frames, inputName, options.outDir));
         },
         { log: (m) => reporter.log(m) },
       );
@@ -388,6 +406,19 @@ function fp32RecomputesOf(t: WorkerTelemetry): number {
 /** The viral-region options of the run (--region-gap, --region-max-gap, --min-region-chunks). */
 function regionOptionsOf(options: PredictOptions): RegionOptions {
   return { gap: options.regionGap, maxGapBases: options.regionMaxGap, minChunks: options.minRegionChunks };
+}
+
+/** What a stopped run kept, and the command that continues it. */
+function stoppedLine(kept: number, total: number, inputName: string, outDir: string): string {
+  if (kept === 0) return 'no frame was finished, so nothing was kept';
+  const input = inputName === '-' ? '- (the same input on standard input)' : shellWord(inputName);
+  return `kept ${kept.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} frames in ${join(outDir, CHECKPOINT_DIR)}; ` +
+    `continue with the same models and options: virnucpro predict ${input} --out-dir ${shellWord(outDir)} --resume`;
+}
+
+/** A path as one shell word (quoted when it holds anything but safe characters). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function mlpThreadsFromEnv(value: string | undefined): number | undefined {
