@@ -38,6 +38,7 @@ for (let rep = 0; rep < Number(args.repeats); rep++) {
     for (const budget of budgets) {
       for (const side of rep % 2 ? ['B', 'A'] : ['A', 'B']) {
         const output = join(tmp, `${side}-${model}-${budget}.safetensors`);
+        rmSync(output, { force: true }); // embed refuses to overwrite (and older checkouts know no --force)
         const summary = join(tmp, 'summary.json');
         const cpuFile = join(tmp, 'cpu.txt');
         const command = [process.execPath, join(sides[side], 'packages/cli/bin/virnucpro.js'), 'embed', model, '--model', path, '--input', input,
