@@ -30,23 +30,27 @@ export function packedAttentionComposite(args: CompositeKernelArgs): TensorInfo 
     const outputs = layout.groups.map((group) => {
       const S = group.segments.length;
       const L = group.length;
-      const groupRows = (x: tf.Tensor2D): tf.Tensor2D =>
-        identity ? tf.slice(x, [group.start, 0], [S * L, x.shape[1]]) : tf.gather(x, group.rows);
-      const toHeads = (x: tf.Tensor2D): tf.Tensor3D =>
-        tf.reshape(tf.transpose(tf.reshape(groupRows(x), [S, L, H, hd]), [0, 2, 1, 3]), [S * H, L, hd]);
+      const toHeads = (x: tf.Tensor2D): tf.Tensor3D => {
+        const rows = identity ? tf.slice(x, [group.start, 0], [S * L, x.shape[1]]) : tf.gather(x, group.rows);
+        return tf.reshape(tf.transpose(tf.reshape(rows, [S, L, H, hd]), [0, 2, 1, 3]), [S * H, L, hd]);
+      };
       const qh = toHeads(qs);
       const kh = toHeads(k);
-      // probs · v as probs · (vᵀ)ᵀ: the wasm backend multiplies a batch of ONE [B, L]·[L, hd] product through
-      // XNNPACK and a batch of several through its own loop, in another summation order, so with one head a
-      // segment alone got other bytes than beside a neighbour of its length. With transposeB every batch size takes
-      // the same loop (the bytes of batches ≥ 2 are unchanged); q·kᵀ already does.
-      const vhT = tf.reshape(tf.transpose(tf.reshape(groupRows(v), [S, L, H, hd]), [0, 2, 3, 1]), [S * H, hd, L]);
+      const vh = toHeads(v);
+      // The wasm backend multiplies a batch of ONE [B, L]·[L, hd] product through XNNPACK and a batch of several
+      // through its own loop, in another summation order: with one head, a segment alone got other bytes than beside
+      // a neighbour of its length. A batch of one is therefore run as a batch of two (itself twice), which takes the
+      // loop; batches of two or more are unchanged (the same bytes and speed as before). q·kᵀ (transposeB) takes the
+      // loop for every batch size already.
+      const timesV = (probs: tf.Tensor3D): tf.Tensor3D => probs.shape[0] > 1
+        ? tf.matMul(probs, vh)
+        : tf.slice(tf.matMul(tf.concat([probs, probs]), tf.concat([vh, vh])), [0, 0, 0], [1, probs.shape[1], hd]);
       // Query rows [start, start + B): scores [S, H, B, L], softmax over each row's keys, times V.
       const rows = (start: number, B: number): tf.Tensor3D => {
         const q = B === L ? qh : tf.slice(qh, [0, start, 0], [S * H, B, hd]);
         let scores: tf.Tensor4D = tf.reshape(tf.matMul(q, kh, false, true), [S, H, B, L]);
         if (alibiSlopes) scores = tf.add(scores, B === L ? layout.alibiBias(alibiSlopes, L) : alibiRows(alibiSlopes, L, start, B));
-        return tf.matMul(tf.reshape(tf.softmax(scores), [S * H, B, L]), vhT, false, true);
+        return timesV(tf.reshape(tf.softmax(scores), [S * H, B, L]));
       };
       const B = queryBlockRows(H, L);
       const blocks: tf.Tensor3D[] = [];
