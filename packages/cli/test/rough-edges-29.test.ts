@@ -102,3 +102,29 @@ describe('one overwrite rule, short flags and token budget across commands', () 
     expect(runCli([...args, '-f']).status).toBe(0);
   });
 });
+
+describe('FASTQ and folders given as input are named as such', () => {
+  const fastq = join(tmp, 'reads.fq');
+  const fastqGz = join(tmp, 'reads.fq.gz');
+  const folder = join(tmp, 'a-folder');
+  const esm = join(testData, 'esm2-transformers5', 'masked-lm');
+  const commands: [string, (input: string) => string[]][] = [
+    ['predict', (input) => ['predict', input, '--models-dir', demo, '--backend', 'cpu', '-q', '-o', join(tmp, 'fq-out')]],
+    ['prep', (input) => ['prep', input, '-q', '-o', join(tmp, 'fq-prep')]],
+    ['embed', (input) => ['embed', 'esm2', '--model', esm, '--input', input, '-o', join(tmp, 'fq.safetensors'), '-q']],
+  ];
+
+  it.each(commands)('%s: FASTQ (plain or gzip) and a folder, one line each, exit 2', (_label, args) => {
+    writeFileSync(fastq, '@r1\nACGTACGT\n+\nIIIIIIII\n');
+    writeFileSync(fastqGz, gzipSync(readFileSync(fastq)));
+    spawnSync('mkdir', ['-p', folder]);
+    for (const input of [fastq, fastqGz]) {
+      const r = runCli(args(input));
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/line 1: this is FASTQ \(line 1 starts with '@'\), not FASTA: convert it first/)]);
+      expect(r.status).toBe(2);
+    }
+    const r = runCli(args(folder));
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/a-folder: is a folder, not a FASTA file$/)]);
+    expect(r.status).toBe(2);
+  });
+});

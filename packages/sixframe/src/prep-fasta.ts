@@ -107,6 +107,7 @@ async function checkReadableFile(input: string): Promise<void> {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
     throw new PrepInputError(input, undefined, `cannot read the input FASTA: ${why}`);
   }
+  if (info.isDirectory()) throw new PrepInputError(input, undefined, 'is a folder, not a FASTA file');
   if (!info.isFile() && !info.isFIFO()) throw new PrepInputError(input, undefined, 'is not a regular file (expected a FASTA file)');
   if (info.isFile() && info.size === 0) throw new PrepInputError(input, undefined, "empty file (expected FASTA records starting with '>')");
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { backendNames, checkPrecisionOption, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { UsageError, asUsage } from '../errors.js';
@@ -59,6 +59,7 @@ export function readEmbedArgs(args: Record<string, unknown>): EmbedArgs {
   asUsage(() => checkPrecisionOption(backend, precision));
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1)) throw new UsageError(`--threads must be a whole number ≥ 1, got ${threads}`);
   if (!existsSync(input)) throw new UsageError(`${input}: input FASTA not found`);
+  if (statSync(input).isDirectory()) throw new UsageError(`${input}: is a folder, not a FASTA file`);
   // The overwrite rule of every command: existing results stay unless --force.
   if (existsSync(args.output as string) && !args.force) throw new UsageError(`--output ${String(args.output)} already exists; pass --force to overwrite it`);
   if (tokenBudget !== undefined && (!Number.isInteger(tokenBudget) || tokenBudget < 3)) throw new UsageError(`--token-budget must be an integer ≥ 3, got ${tokenBudget}`);

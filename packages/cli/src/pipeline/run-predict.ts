@@ -63,6 +63,7 @@ export async function runPredict(options: PredictOptions, io: RunPredictIo): Pro
 /** runPredict on a regular file; `inputName` is how the user named it (`-` for standard input). */
 async function runPredictOnFile(options: PredictOptions, inputName: string, io: RunPredictIo): Promise<RunSummary> {
   const { reporter } = io;
+  if (existsSync(options.input) && statSync(options.input).isDirectory()) throw new UsageError(`${options.input}: is a folder, not a FASTA file`);
   if (!existsSync(options.input) || !statSync(options.input).isFile()) throw new UsageError(`input file not found: ${options.input}`);
   // Empty, no '>' header, binary: refused as `prep` refuses them, before any model is loaded or folder made.
   await requireFastaRecords(options.input);
