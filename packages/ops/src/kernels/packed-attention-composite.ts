@@ -44,7 +44,7 @@ export function packedAttentionComposite(args: CompositeKernelArgs): TensorInfo 
       // loop for every batch size already.
       const timesV = (probs: tf.Tensor3D): tf.Tensor3D => probs.shape[0] > 1
         ? tf.matMul(probs, vh)
-        : tf.slice(tf.matMul(tf.concat([probs, probs]), tf.concat([vh, vh])), [0, 0, 0], [1, probs.shape[1], hd]);
+        : tf.slice(tf.matMul(tf.concat([probs, probs]), tf.concat([vh, vh])), [0, 0, 0], [1, probs.shape[1], hd]) as tf.Tensor3D;
       // Query rows [start, start + B): scores [S, H, B, L], softmax over each row's keys, times V.
       const rows = (start: number, B: number): tf.Tensor3D => {
         const q = B === L ? qh : tf.slice(qh, [0, start, 0], [S * H, B, hd]);
