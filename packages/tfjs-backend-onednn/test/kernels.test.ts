@@ -2,20 +2,11 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { geglu, layerNorm, linear, packedAttention, packedLayout, rotaryQkv } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randoms } from './randoms.js';
 import { ONEDNN_BACKEND, probeOnednn } from '../src/index.js';
 
 const probe = probeOnednn();
 
-/** Deterministic pseudo-random floats in [-1, 1). */
-function randoms(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 
 /** Runs `f` on a backend and returns its result's values. */
 async function on(backend: string, f: () => tf.Tensor): Promise<Float32Array> {

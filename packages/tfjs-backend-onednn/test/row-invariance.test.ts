@@ -1,19 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { linear } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randoms } from './randoms.js';
 import { ONEDNN_BACKEND, probeOnednn, setOnednnBackendOptions } from '../src/index.js';
 
 const probe = probeOnednn();
 
-function randoms(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    out[i] = s / 2 ** 31 - 1;
-  }
-  return out;
-}
 
 // The rows of a linear layer at ESM-2 3B's K: oneDNN alone gives rows of a call with few rows other low bits
 // than the same rows inside a larger call (measured for M ≤ 40 at K = 2560); the 128-row calls must not.
