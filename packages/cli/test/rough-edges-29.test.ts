@@ -128,3 +128,11 @@ describe('FASTQ and folders given as input are named as such', () => {
     expect(r.status).toBe(2);
   });
 });
+
+describe('a bad number', () => {
+  it('is quoted as typed (not "got null")', () => {
+    const r = runCli(['predict', small, '--models-dir', demo, '-o', join(tmp, 'nan-out'), '--token-budget', 'abc']);
+    expect(r.stderr.trim().split('\n')).toEqual(['virnucpro: --token-budget: expected a whole number, got "abc"']);
+    expect(r.status).toBe(2);
+  });
+});

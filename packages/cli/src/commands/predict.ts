@@ -18,7 +18,8 @@ function progressIntervalSeconds(env: NodeJS.ProcessEnv): number | undefined {
 // Flags carry no yargs defaults: defaults are applied by resolvePredictOptions, after the config file, so
 // an untyped flag never overrides a config value.
 function yargsOption(spec: OptionSpec): Options {
-  const numeric = spec.kind === 'integer' || (spec.kind === 'choice' && typeof spec.choices?.[0] === 'number');
+  // Integers reach coerceOption as typed (yargs' number type turns 'abc' into NaN, shown as "got null").
+  const numeric = spec.kind === 'choice' && typeof spec.choices?.[0] === 'number';
   const type = spec.kind === 'boolean' ? 'boolean' : numeric ? 'number' : 'string';
   const shown = spec.default === undefined ? '' : ` [default: ${Array.isArray(spec.default) ? spec.default.join(',') : spec.default}]`;
   // Not yargs' demandOption: the value may come from the config file, which yargs does not read.
