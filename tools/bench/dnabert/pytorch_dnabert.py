@@ -1,4 +1,4 @@
-"""PyTorch reference for DNABERT-S (MosaicBERT) on the GPU machine: fixture parity, then throughput.
+"""PyTorch reference for DNABERT-S (MosaicBERT) on the GPU machine (or a CPU: --device cpu): fixture parity, then throughput.
 
 A plain PyTorch re-statement of MosaicBERT's `bert_layers.py` inference path as DNABERT-S ships it, taken when
 Triton is absent (as VirNucPro's README asks: `pip uninstall triton`): the encoder un-pads the batch once, runs every
@@ -16,6 +16,9 @@ tolerances: hidden ≤ 1e-4, means ≤ 1e-5), so the timed model is known to be 
 DNA our side embeds). Random weights at the DNABERT-S size (117M), fp16; per set and budget: sequences sorted by
 length, as many per padded batch as fit (longest × count ≤ budget), 2 warm-up batches, means included; tokens/s
 counts real tokens. Prints one JSON object; each run also on stderr as it finishes.
+--device cpu --dtype float32 [--threads N]: the CPU reference (Debian's python3-torch 1.13 or any later torch; torch's
+default threads unless --threads), e.g. against `bench-dnabert --backend onednn` on the same --lengths-out file:
+  python3 tools/bench/dnabert/pytorch_dnabert.py --device cpu --dtype float32 --threads 2 --token-lengths /tmp/l.json --token-budgets 4096
 """
 import argparse, datetime, json, math, time
 import torch
@@ -106,6 +109,14 @@ class MosaicBert(nn.Module):
         return hidden.view(B, T, self.d)
 
 
+DEVICE = "cuda"
+
+
+def synchronize():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
 def padded(rows, device):
     T = max(len(r) for r in rows)
     ids = torch.zeros((len(rows), T), dtype=torch.long)
@@ -126,11 +137,11 @@ def check(folder):
     cfg = json.load(open(f"{folder}/config.json"))
     model = MosaicBert(cfg["vocab_size"], cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["intermediate_size"], cfg["layer_norm_eps"])
     model.load_checkpoint(load_file(f"{folder}/model.safetensors"))
-    model = model.cuda().eval()
+    model = model.to(DEVICE).eval()
     rows = json.load(open(f"{folder}/inputs.json"))["token_ids"]
     expected = load_file(f"{folder}/expected.safetensors")
     with torch.inference_mode():
-        ids, mask = padded(rows, "cuda")
+        ids, mask = padded(rows, DEVICE)
         hidden = model(ids, mask)
         means = mean_over_tokens(hidden, mask)
     hidden_max = max((hidden[i, : len(r)].cpu() - expected[f"hidden.{i}"].reshape(len(r), -1)).abs().max().item() for i, r in enumerate(rows))
@@ -139,7 +150,7 @@ def check(folder):
 
 
 def throughput(token_lengths, budgets, dtype):
-    model = MosaicBert(4096, 768, 12, 12, 3072).to("cuda", dtype).eval()
+    model = MosaicBert(4096, 768, 12, 12, 3072).to(DEVICE, dtype).eval()
     d, layers = 768, 12
     matmul_params = layers * (3 * d * d + d * d + 2 * 3072 * d + 3072 * d)
     g = torch.Generator().manual_seed(7)
@@ -155,22 +166,23 @@ def throughput(token_lengths, budgets, dtype):
             data = []
             for batch in batches:
                 rows = [[1] + torch.randint(5, 4096, (n - 2,), generator=g).tolist() + [2] for n in batch]
-                data.append(padded(rows, "cuda"))
+                data.append(padded(rows, DEVICE))
             with torch.inference_mode():
                 for ids, mask in data[:2]:
                     mean_over_tokens(model(ids, mask), mask)
-                torch.cuda.synchronize()
+                synchronize()
                 t0 = time.perf_counter()
                 for ids, mask in data:
                     mean_over_tokens(model(ids, mask), mask).float().cpu()
-                torch.cuda.synchronize()
+                synchronize()
                 seconds = time.perf_counter() - t0
             tokens = sum(lengths)
             flop = 2 * matmul_params * tokens + sum(4 * n * n * d * layers for n in lengths)
             padded_tokens = sum(max(b) * len(b) for b in batches)
             runs.append({"set": name, "meanTokens": round(tokens / len(lengths), 1), "tokenBudget": budget, "batches": len(batches),
                          "sequences": len(lengths), "realTokens": tokens, "paddedTokens": padded_tokens, "seconds": round(seconds, 3),
-                         "tokensPerSecond": round(tokens / seconds), "mfu": round(flop / seconds / 1e12 / PEAK_TFLOPS, 3)})
+                         "tokensPerSecond": round(tokens / seconds), "gflops": round(flop / seconds / 1e9, 1),
+                         **({"mfu": round(flop / seconds / 1e12 / PEAK_TFLOPS, 3)} if DEVICE == "cuda" else {})})
             print(json.dumps(runs[-1]), file=__import__("sys").stderr, flush=True)
     best = {}
     for r in runs:
@@ -185,8 +197,15 @@ def main():
     p.add_argument("--token-lengths", default=None)
     p.add_argument("--token-budgets", default="4096,8192,16384,32768")
     p.add_argument("--dtype", default="float16")
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's own choice)")
     args = p.parse_args()
-    out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), "gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
+    global DEVICE
+    DEVICE = args.device
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    where = {"gpu": torch.cuda.get_device_name(0)} if DEVICE == "cuda" else {"cpu": "cpu", "threads": torch.get_num_threads()}
+    out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), **where, "torch": torch.__version__,
            "model": "DNABERT-S (MosaicBERT, PyTorch attention path)", "dtype": args.dtype}
     if args.check:
         out["check"] = check(args.check)
