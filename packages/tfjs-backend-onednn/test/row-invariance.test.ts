@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { linear } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randoms } from './randoms.js';
-import { ONEDNN_BACKEND, probeOnednn, setOnednnBackendOptions } from '../src/index.js';
+import { ONEDNN_BACKEND, OnednnBackend, probeOnednn } from '../src/index.js';
 
 const probe = probeOnednn();
 
@@ -16,7 +16,10 @@ describe.skipIf(!probe.ok)('onednn linear rows do not depend on the batch or the
     tf.env().set('PROD', true);
     await tf.setBackend(ONEDNN_BACKEND);
   });
-  afterAll(() => setOnednnBackendOptions({}));
+  afterAll(() => {
+    tf.removeBackend(ONEDNN_BACKEND);
+    tf.registerBackend(ONEDNN_BACKEND, () => new OnednnBackend(), 2);
+  });
 
   const rowsOf = (from: number, count: number): Float32Array => {
     const y = tf.tidy(() => linear(tf.tensor2d(x.subarray(from * k, (from + count) * k), [count, k]), tf.tensor2d(w, [k, n]), tf.tensor1d(b), { activation: 'gelu' }));
@@ -35,9 +38,7 @@ describe.skipIf(!probe.ok)('onednn linear rows do not depend on the batch or the
   it('one thread and two give the same bytes', async () => {
     const bytes: Buffer[] = [];
     for (const threads of [1, 2]) {
-      setOnednnBackendOptions({ threads });
-      tf.removeBackend(ONEDNN_BACKEND); // a new instance takes the options
-      const { OnednnBackend } = await import('../src/index.js');
+      tf.removeBackend(ONEDNN_BACKEND); // a new instance with its thread count
       tf.registerBackend(ONEDNN_BACKEND, () => new OnednnBackend({ threads }), 2);
       await tf.setBackend(ONEDNN_BACKEND);
       bytes.push(Buffer.from(rowsOf(0, total).buffer));
