@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Module-boundary check for one package (run from the package directory).
-// Rules: (1) another @virnucpro package is imported only by its bare name
-// (its public src/index.ts) or a subpath it exports, never a deep path; (2) no relative import leaves
-// the package; (3) every @virnucpro import is declared in package.json; (4) floors (tools/lint/floors.json):
-// src/ and bin/ import only packages on lower floors, declared as dependencies (not devDependencies), and no
-// package depends on itself through others, dependencies and devDependencies alike (no cycle).
+// Module-boundary check for one package (run from the package directory), over every source file of the package
+// (src/, bin/, worker/, scripts/, assembly/, test/). Rules: (1) another @virnucpro package is imported only by its
+// bare name (its public src/index.ts) or a subpath it exports, never a deep path; (2) no relative import leaves the
+// package (so nothing imports from tools/ or another package's folder), and the code that ships or builds the
+// package (everything but test/) names no path outside it either (new URL('../../../tools/…'): tests may read
+// test-data/ and run a tool as a process); (3) every @virnucpro import is declared in package.json; (4) floors
+// (tools/lint/floors.json): src/, bin/ and worker/ import only packages on lower floors, declared as dependencies
+// (not devDependencies), and no package depends on itself through others, dependencies and devDependencies alike
+// (no cycle). docs/architecture.md §1 says how this is run.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve, dirname, relative } from 'node:path';
 
@@ -20,7 +23,7 @@ const importRe = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*[
 
 function* sourceFiles(dir) {
   for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name === 'dist') continue;
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* sourceFiles(path);
     else if (/\.(ts|mts|js|mjs)$/.test(name) && !name.endsWith('.d.ts')) yield path;
@@ -80,7 +83,10 @@ function cycleThroughSelf(graph) {
 const cycle = cycleThroughSelf(workspaceGraph());
 if (cycle) problems.push(`dependency cycle: ${cycle.join(' -> ')}`);
 
-for (const top of ['src', 'test', 'bin']) {
+// Code that runs when the package is used; scripts/ and test/ run only in the workspace (devDependencies suffice).
+const runTime = new Set(['src', 'bin', 'worker']);
+const outsideUrlRe = /new URL\(\s*['"]((?:\.\.\/)+[^'"]*)['"]/g;
+for (const top of ['src', 'bin', 'worker', 'scripts', 'assembly', 'test']) {
   let exists = true;
   try { statSync(join(pkgDir, top)); } catch { exists = false; }
   if (!exists) continue;
@@ -94,7 +100,7 @@ for (const top of ['src', 'test', 'bin']) {
         if (parts.length > 2 && !isPublicSubpath(parts)) problems.push(`${where} reaches into another package's internals; import '${parts.slice(0, 2).join('/')}'`);
         const name = parts.slice(0, 2).join('/');
         if (name !== pkg.name && !declared.has(name)) problems.push(`${where} is not declared in package.json dependencies`);
-        if (name !== pkg.name && top !== 'test') {
+        if (name !== pkg.name && runTime.has(top)) {
           const floor = floorOf.get(shortName(name));
           if (ownFloor !== undefined && floor !== undefined && floor >= ownFloor) {
             problems.push(`${where} imports a package on floor ${floor} from floor ${ownFloor} (tools/lint/floors.json): only lower floors`);
@@ -105,6 +111,11 @@ for (const top of ['src', 'test', 'bin']) {
         const target = resolve(dirname(file), spec);
         if (relative(pkgDir, target).startsWith('..')) problems.push(`${where} leaves the package directory`);
       }
+    }
+    if (top === 'test') continue;
+    for (const m of text.matchAll(outsideUrlRe)) {
+      const target = resolve(dirname(file), m[1]);
+      if (relative(pkgDir, target).startsWith('..')) problems.push(`${relative(pkgDir, file)}: '${m[1]}' names a path outside the package`);
     }
   }
 }

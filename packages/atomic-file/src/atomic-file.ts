@@ -1,8 +1,7 @@
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { namingFile } from './file-write-error.js';
 import { injectedWriteFault } from './injected-faults.js';
-import { syncDirectory } from './sync-directory.js';
+import { renameIntoPlace } from './publish-file.js';
 import type { StagedOutput } from './staged-output.js';
 import { tempPathFor } from './temp-name.js';
 
@@ -66,13 +65,8 @@ export class AtomicFile implements StagedOutput {
   async publish(): Promise<void> {
     await this.complete();
     if (this.state !== 'completed') return;
-    try {
-      await rename(this.tempPath, this.path);
-    } catch (error) {
-      throw namingFile(this.path, error);
-    }
+    await renameIntoPlace(this.tempPath, this.path);
     this.state = 'published';
-    await syncDirectory(dirname(this.path));
   }
 
   async commit(): Promise<void> {

@@ -1,6 +1,7 @@
 export { AtomicFile } from './atomic-file.js';
 export { BufferedAtomicFile } from './buffered-atomic-file.js';
 export { commitAll, type StagedOutput } from './staged-output.js';
+export { publishFile } from './publish-file.js';
 export { writeFileAtomic, writeFileAtomicSync } from './write-file-atomic.js';
 export { tempPathFor, parseTempName } from './temp-name.js';
 export { removeStaleTempFiles } from './stale-temp-files.js';

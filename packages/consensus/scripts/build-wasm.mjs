@@ -2,7 +2,7 @@
 // as base64, so the package needs no .wasm file next to its JavaScript (bundlers, the device bundle).
 //   node scripts/build-wasm.mjs          regenerate
 //   node scripts/build-wasm.mjs --check  exit 1 if the committed module differs from a fresh compile
-import { buildAssemblyScript } from '../../../tools/wasm/build-assemblyscript.mjs';
+import { buildAssemblyScript } from '@virnucpro/wasm-build';
 
 await buildAssemblyScript({
   root: new URL('..', import.meta.url),

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, rmSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { publishFile } from '@virnucpro/atomic-file';
 
 /** An HTTP status that means "this file is not there" (caller may try another name). */
 export class NotFoundError extends Error {
@@ -131,10 +132,6 @@ export async function downloadFile(options: DownloadFileOptions): Promise<Downlo
     await pipeline(body, out).catch((err: unknown) => {
       throw new DownloadError(`download of ${options.url} broke off after ${received} bytes: ${networkReason(err)} (run the command again to resume)`);
     });
-    const fd = openSync(part, 'r+');
-    fsyncSync(fd);
-    closeSync(fd);
-    void received;
   } else {
     await response.body?.cancel();
     throw new DownloadError(`cannot download ${options.url}: HTTP ${response.status} ${response.statusText}`);
@@ -152,6 +149,6 @@ export async function downloadFile(options: DownloadFileOptions): Promise<Downlo
     rmSync(part, { force: true });
     throw new IntegrityError(`${options.dest}: sha256 ${sha256} does not match the expected ${wantSha}; the download was deleted (corrupted transfer or changed file)`);
   }
-  renameSync(part, options.dest);
+  await publishFile(part, options.dest);
   return { path: options.dest, size, sha256, resumedFrom: response.status === 206 ? have : 0, remote: facts };
 }
