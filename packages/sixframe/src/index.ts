@@ -4,7 +4,7 @@ export { CODON_TABLE } from './codon-table.js';
 export { reverseComplement } from './reverse-complement.js';
 export { translateFrame, translateSixFrames } from './translate.js';
 export { identifyFrames, type Frame } from './identify-frames.js';
-export { chunkRecords, sixFrames } from './operators.js';
+export { chunkRecords, sixFrames, type Demand } from './operators.js';
 export { formatWrappedFasta, formatSingleLineFasta } from './fasta-format.js';
 export { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.js';
 export { PrepWriter } from './prep-writer.js';
