@@ -13,6 +13,6 @@ export type { WorkerTelemetry } from './worker-slot.js';
 export { allGates, CounterGate, whenOpen, type CreditGate } from './credit-gate.js';
 export { pull$ } from './pull-source.js';
 export { packWindowFor } from './pack-window.js';
-export { runEmbedding, type RunEmbeddingOptions, type RunStats, type EmbeddingResult, type EmbeddingRun } from './run-embedding.js';
+export { runEmbedding, type RunEmbeddingOptions, type RunStats, type EmbeddingResult, type EmbeddingRun, type PacedSource } from './run-embedding.js';
 export { serialEmbedder, type BatchEmbedder } from './serial-embedder.js';
 export type { EmbeddingCheckpoint, RestoredResults } from './embedding-checkpoint.js';

@@ -6,8 +6,16 @@ import { toAsyncIterable } from './ordered-buffer.js';
 import { pull$ } from './pull-source.js';
 import type { BatchEmbedder } from './serial-embedder.js';
 
+/**
+ * A source that sends items only while `demand` is open (an RxJS chain that starts with `pull$(source, demand)`,
+ * e.g. records → `chunkRecords(n, demand)` → `sixFrames()` from `@virnucpro/sixframe`). Items are counted as they
+ * arrive; an item sent while the demand is closed is taken, so a source may overshoot by what it sends at once.
+ */
+export type PacedSource<I> = (demand: CreditGate) => Observable<I>;
+
 export interface RunEmbeddingOptions<I> {
-  items: AsyncIterable<I>;
+  /** The items: an async iterable (pulled one item at a time) or a paced RxJS source. */
+  items: AsyncIterable<I> | PacedSource<I>;
   pack: {
     tokenBudget: number;
     /** Items packed together (first-fit decreasing over this many). */
@@ -65,7 +73,7 @@ export interface EmbeddingRun<I> extends AsyncIterable<EmbeddingResult<I>> {
  * not embedded again.
  *
  * It is the packages' own operators composed (what a package user would write):
- * `pull$(items, gate)` → index → [restored | `packBatches` → `pool.submit` per batch → rows, checkpointed]
+ * `pull$(items, gate)` (or the paced source given the gate) → index → [restored | `packBatches` → `pool.submit` per batch → rows, checkpointed]
  * → `restoreOrder()` → an async iterable that paces the reader (and reads restored vectors back as it hands them out).
  */
 export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I> {
@@ -101,7 +109,8 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
   const checkpointFailure$ = new Subject<never>();
 
   type Unordered = { index: number; item: I; vector: Float32Array | null; restored: boolean };
-  const read$ = pull$(options.items, readGate).pipe(
+  const items = options.items;
+  const read$ = (typeof items === 'function' ? defer(() => items(readGate)) : pull$(items, readGate)).pipe(
     map((item, index) => {
       stats.read++;
       return { index, item };

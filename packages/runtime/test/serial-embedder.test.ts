@@ -2,7 +2,7 @@
 // exactly packAsyncIterable's, embedded one at a time in that order, and the results come back in input order.
 import { packAsyncIterable, type PackItem, type PackedBatch } from '@virnucpro/packer';
 import { describe, expect, it } from 'vitest';
-import { runEmbedding, serialEmbedder } from '../src/index.js';
+import { pull$, runEmbedding, serialEmbedder } from '../src/index.js';
 import { asyncItems, collect, makeSequences } from './helpers.js';
 
 const vectorOf = (s: string) => Float32Array.from([s.length, s.charCodeAt(0), s.charCodeAt(s.length - 1)]);
@@ -68,5 +68,26 @@ describe('runEmbedding with serialEmbedder', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(counter.read).toBeLessThan(20);
     expect(batches.flat().length).toBeLessThan(20);
+  });
+
+  it('a paced source (demand → Observable) gives the same batches and results as the async iterable, and reads no further ahead', async () => {
+    const sequences = makeSequences(150);
+    const fromIterable = recording();
+    const fromSource = recording();
+    const readIterable = { read: 0 };
+    const readSource = { read: 0 };
+    let aheadIterable = 0;
+    let aheadSource = 0;
+    const pack = { tokenBudget: 100, window: 8 };
+    for await (const r of runEmbedding({ items: asyncItems(sequences, readIterable), pack, pool: fromIterable.embedder })) aheadIterable = Math.max(aheadIterable, readIterable.read - r.index);
+    const results = [];
+    for await (const r of runEmbedding({ items: (demand) => pull$(asyncItems(sequences, readSource), demand), pack, pool: fromSource.embedder })) {
+      aheadSource = Math.max(aheadSource, readSource.read - r.index);
+      results.push(r);
+    }
+    expect(fromSource.batches).toEqual(fromIterable.batches);
+    expect(results.map((r) => r.item)).toEqual(sequences);
+    expect(aheadSource).toBeLessThanOrEqual(aheadIterable);
+    expect(aheadSource).toBeLessThanOrEqual(2 * pack.window + 1);
   });
 });
