@@ -1,5 +1,5 @@
 // Rough edges of issue 29 through the built CLI: --out-dir under /proc (bounded in time), help texts, the done
-// line's grammar, prep's output names for a gzip input, and the progress ETA before there is a rate.
+// line's grammar, prep's output names for a gzip input, the progress ETA before there is a rate, FASTQ input.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StageCounter } from '../src/progress/progress-reporter.js';
-import { bin, runCli, testData } from './cli-harness.js';
+import { bin, runCli, runCliAsync, testData } from './cli-harness.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rough-edges-29-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -103,29 +103,61 @@ describe('one overwrite rule, short flags and token budget across commands', () 
   });
 });
 
-describe('FASTQ and folders given as input are named as such', () => {
+describe('FASTQ is read as input; a folder is named as such', () => {
+  const esm = join(testData, 'esm2-transformers5', 'masked-lm');
+  const dnabert = join(testData, 'demo-models', 'dnabert-s-demo');
+  // The e2e records as reads: FASTQ with CRLF and a repeated title on the '+' line, and the FASTA seqkit fq2fa makes of it.
+  const records = readFileSync(small, 'utf8').trim().split(/\n(?=>)/).map((r) => {
+    const [header, ...lines] = r.split('\n');
+    return { title: header.slice(1), sequence: lines.join('') };
+  });
+  const fasta = join(tmp, 'reads.fa');
   const fastq = join(tmp, 'reads.fq');
   const fastqGz = join(tmp, 'reads.fq.gz');
-  const folder = join(tmp, 'a-folder');
-  const esm = join(testData, 'esm2-transformers5', 'masked-lm');
+  writeFileSync(fasta, records.map((r) => `>${r.title}\n${r.sequence}\n`).join(''));
+  writeFileSync(fastq, records.map((r) => `@${r.title}\r\n${r.sequence}\r\n+${r.title}\r\n${'I'.repeat(r.sequence.length)}\r\n`).join(''));
+  writeFileSync(fastqGz, gzipSync(readFileSync(fastq)));
+  const same = (a: string, b: string) => readFileSync(a).equals(readFileSync(b));
+
+  it('predict: FASTQ (plain and gzip) gives the bytes of the same reads as FASTA', async () => {
+    const run = (input: string, out: string) => runCliAsync(['predict', input, '--models-dir', demo, '--backend', 'cpu', '-q', '-o', join(tmp, out)]);
+    const results = await Promise.all([run(fasta, 'p-fa'), run(fastq, 'p-fq'), run(fastqGz, 'p-fqgz')]);
+    for (const r of results) expect([r.status, r.stderr]).toEqual([0, '']);
+    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv']) {
+      expect(same(join(tmp, 'p-fq', file), join(tmp, 'p-fa', file)), file).toBe(true);
+      expect(same(join(tmp, 'p-fqgz', file), join(tmp, 'p-fa', file)), file).toBe(true);
+    }
+  });
+
+  it('prep and embed dnabert: FASTQ gives the bytes of the same reads as FASTA', () => {
+    for (const [input, out] of [[fasta, 'e-fa'], [fastqGz, 'e-fqgz']]) {
+      expect(runCli(['prep', input, '-q', '-o', join(tmp, out)]).status).toBe(0);
+      const r = runCli(['embed', 'dnabert', '--model', dnabert, '--input', input, '-o', join(tmp, `${out}.safetensors`), '--backend', 'cpu', '-q']);
+      expect([r.status, r.stderr]).toEqual([0, '']);
+    }
+    for (const [fa, fq] of [['reads_chunked500.fa', 'reads.fq_chunked500.fa'], ['reads_identified_protein.faa', 'reads.fq_identified_protein.faa']]) {
+      expect(same(join(tmp, 'e-fqgz', fq), join(tmp, 'e-fa', fa)), fa).toBe(true);
+    }
+    expect(same(join(tmp, 'e-fqgz.safetensors'), join(tmp, 'e-fa.safetensors'))).toBe(true);
+  });
+
   const commands: [string, (input: string) => string[]][] = [
     ['predict', (input) => ['predict', input, '--models-dir', demo, '--backend', 'cpu', '-q', '-o', join(tmp, 'fq-out')]],
     ['prep', (input) => ['prep', input, '-q', '-o', join(tmp, 'fq-prep')]],
     ['embed', (input) => ['embed', 'esm2', '--model', esm, '--input', input, '-o', join(tmp, 'fq.safetensors'), '-q']],
   ];
 
-  it.each(commands)('%s: FASTQ (plain or gzip) and a folder, one line each, exit 2', (_label, args) => {
-    writeFileSync(fastq, '@r1\nACGTACGT\n+\nIIIIIIII\n');
-    writeFileSync(fastqGz, gzipSync(readFileSync(fastq)));
-    spawnSync('mkdir', ['-p', folder]);
-    for (const input of [fastq, fastqGz]) {
-      const r = runCli(args(input));
-      expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/line 1: this is FASTQ \(line 1 starts with '@'\), not FASTA: convert it first/)]);
-      expect(r.status).toBe(2);
-    }
-    const r = runCli(args(folder));
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/a-folder: is a folder, not a FASTA file$/)]);
+  it.each(commands)('%s: a malformed FASTQ record and a folder, one line each naming file and line, exit 2', (_label, args) => {
+    const bad = join(tmp, 'bad.fq.gz');
+    writeFileSync(bad, gzipSync('@r1\nACGTACGT\n+\nIIIIIIII\n@r2\nACGT\n+\nIII\n'));
+    const r = runCli(args(bad));
+    expect(r.stderr.trim().split('\n')).toEqual([`virnucpro: ${bad}: line 8: record 'r2': 3 quality characters for 4 bases (expected one per base; FASTQ records are 4 lines: '@' header, sequence, '+', qualities)`]);
     expect(r.status).toBe(2);
+    const folder = join(tmp, 'a-folder');
+    spawnSync('mkdir', ['-p', folder]);
+    const f = runCli(args(folder));
+    expect(f.stderr.trim().split('\n')).toEqual([expect.stringMatching(/a-folder: is a folder, not a FASTA file$/)]);
+    expect(f.status).toBe(2);
   });
 });
 

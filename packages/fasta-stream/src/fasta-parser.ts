@@ -77,8 +77,6 @@ export class FastaParser {
   private inRecord = false;
   private pendingCR = false;
   private leadingContent = false;
-  /** The first leading line with content starts with '@': a FASTQ file, said as such in the refusal. */
-  private leadingLooksFastq = false;
   private warnedLeading = false;
   private firstChunk = true;
   /** 1-based number of the line being read. */
@@ -381,10 +379,7 @@ export class FastaParser {
         this.headerParts.push(partial ? Buffer.from(chunk.subarray(start, end)) : chunk.subarray(start, end));
         break;
       case LineKind.Leading:
-        if (!this.leadingContent && pythonRstrip(chunk.toString('utf8', start, end)) !== '') {
-          this.leadingContent = true;
-          this.leadingLooksFastq = this.line === 1 && chunk[start] === 0x40; // '@'
-        }
+        if (!this.leadingContent && pythonRstrip(chunk.toString('utf8', start, end)) !== '') this.leadingContent = true;
         break;
       case LineKind.Skipped:
         break;
@@ -429,9 +424,6 @@ export class FastaParser {
   private rejectOrWarnLeading(): void {
     this.leadingContent = false;
     if (this.strictLeading) {
-      if (this.leadingLooksFastq) {
-        throw new FastaFormatError(this.file, this.line, undefined, "this is FASTQ (line 1 starts with '@'), not FASTA: convert it first, e.g. seqkit fq2fa IN.fq.gz -o IN.fa.gz (qualities are not used)");
-      }
       throw new FastaFormatError(this.file, this.line, undefined, "expected a FASTA header line starting with '>' before any other text");
     }
     if (!this.warnedLeading) {

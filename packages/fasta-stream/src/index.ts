@@ -4,6 +4,7 @@ export { FastaFormatError } from './fasta-format-error.js';
 export { readFastaBlocks, type ReadFastaOptions } from './read-fasta-blocks.js';
 export { readFasta, readFastaBatches } from './read-fasta.js';
 export { FastaParser, type FastaParserOptions } from './fasta-parser.js';
+export { FastqParser, type FastqParserOptions } from './fastq-parser.js';
 export { detectCompression, type Compression } from './compression.js';
 export type { FastaSource } from './decoded-chunks.js';
 export { fastaTitle, formatFastaRecord } from './fasta-format.js';

@@ -5,6 +5,7 @@ import { RecordBlock, ScannedBlock, type FastaBlock } from './fasta-block.js';
 import { FastaParser, type FastaParserOptions } from './fasta-parser.js';
 import type { FastaRecord } from './fasta-record.js';
 import { FastaScanner } from './fasta-scanner.js';
+import { FastqParser, startsAsFastq } from './fastq-parser.js';
 import { ReadAhead } from './read-ahead.js';
 
 export interface ReadFastaOptions extends Omit<FastaParserOptions, 'file' | 'startLine' | 'startByte'>, DecodeOptions {
@@ -13,7 +14,8 @@ export interface ReadFastaOptions extends Omit<FastaParserOptions, 'file' | 'sta
 }
 
 /**
- * Streams the records of a FASTA file (plain, gzip or BGZF, detected from magic bytes) in blocks: the
+ * Streams the records of a FASTA or FASTQ file (plain, gzip or BGZF, detected from magic bytes; FASTQ when the
+ * text starts with '@': see FastqParser, qualities are dropped) in blocks: the
  * records completed by each read. The fastest way to read: a WebAssembly scanner finds the records and
  * counts residues without making strings; `FastaBlock` makes them on request. Input the scanner does not
  * handle (CR line ends, spaces/tabs in sequence lines, control or non-ASCII bytes, text before the first
@@ -24,7 +26,7 @@ export async function* readFastaBlocks(source: FastaSource, options: ReadFastaOp
   const file = typeof source === 'string' ? source : options.name ?? '<stream>';
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const scanner = new FastaScanner(chunkSize);
-  let parser: FastaParser | undefined;
+  let parser: FastaParser | FastqParser | undefined;
   const position = () => parser?.position ?? scanner.position;
   const fromChunks = () => {
     const progress: DecodeProgress = { sourceBytes: 0, compression: undefined };
@@ -61,11 +63,13 @@ export async function* readFastaBlocks(source: FastaSource, options: ReadFastaOp
     }
     if (!bail) return;
 
-    // The general parser takes over at the open record's '>' (or the first byte).
+    // The general parser takes over at the open record's '>' (or the first byte); input that starts with '@' is FASTQ.
     scanner.generation++;
     await reads.drain();
     const at = scanner.handover();
-    parser = new FastaParser({ ...options, file, startLine: at.line, startByte: at.byte });
+    parser = at.byte === 0 && startsAsFastq(at.bytes)
+      ? new FastqParser({ file, startLine: at.line, startByte: at.byte })
+      : new FastaParser({ ...options, file, startLine: at.line, startByte: at.byte });
     let out: FastaRecord[] = [];
     parser.push(Buffer.from(at.bytes), out);
     const buffer = Buffer.allocUnsafe(chunkSize);

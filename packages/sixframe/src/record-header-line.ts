@@ -3,12 +3,14 @@ import { stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 
 const GT = 0x3e;
+const AT = 0x40;
 const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * 1-based line number of the header of the `recordNumber`-th record (1-based) of a FASTA file, counting line
- * breaks as the reader does (LF, CRLF, lone CR); gzip input is decompressed. Only used to word an error
+ * 1-based line number of the header of the `recordNumber`-th record (1-based) of a FASTA or FASTQ file (FASTQ
+ * when the text starts with '@', as the reader decides: its headers are the first of each 4 non-blank lines),
+ * counting line breaks as the reader does (LF, CRLF, lone CR); gzip input is decompressed. Only used to word an error
  * message, so the normal read path never pays for line bookkeeping. Undefined if the file has fewer records.
  */
 export async function recordHeaderLine(path: string, recordNumber: number): Promise<number | undefined> {
@@ -21,6 +23,9 @@ export async function recordHeaderLine(path: string, recordNumber: number): Prom
   let atLineStart = true;
   let previousCR = false;
   let headers = 0;
+  let fastq: boolean | undefined;
+  /** FASTQ: which line of its record the next non-blank line is (0 = the '@' header). */
+  let slot = 0;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       for (let i = 0; i < chunk.length; i++) {
@@ -37,7 +42,16 @@ export async function recordHeaderLine(path: string, recordNumber: number): Prom
           line++;
           continue;
         }
-        if (atLineStart && b === GT && ++headers === recordNumber) return line;
+        if (fastq === undefined) {
+          if (isByteOrderMark(b)) continue; // the reader skips it: the line still starts after it
+          fastq = b === AT;
+        }
+        if (atLineStart) {
+          if (fastq ? slot === 0 : b === GT) {
+            if (++headers === recordNumber) return line;
+          }
+          if (fastq) slot = (slot + 1) & 3;
+        }
         atLineStart = false;
       }
     }
@@ -46,6 +60,11 @@ export async function recordHeaderLine(path: string, recordNumber: number): Prom
     if (stream !== raw) stream.destroy();
   }
   return undefined;
+}
+
+/** A byte of the UTF-8 byte-order mark EF BB BF, which the reader skips before deciding FASTA or FASTQ. */
+function isByteOrderMark(b: number): boolean {
+  return b === 0xef || b === 0xbb || b === 0xbf;
 }
 
 async function firstBytes(path: string): Promise<Buffer> {

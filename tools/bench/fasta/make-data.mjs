@@ -4,7 +4,8 @@
 //   apt-get download bowtie-examples && dpkg-deb -x bowtie-examples_*.deb ex &&
 //   zcat ex/usr/share/doc/bowtie/examples/genomes/NC_008253.fna.gz > ecoli.fa
 // Writes genomes.fa (~300 MB: 60 copies of the genome as separate records, 70-column lines),
-// reads.fa (1.5 M reads of 150 bp sampled from the genome, one line each) and reads.fa.gz (gzip -1).
+// reads.fa (1.5 M reads of 150 bp sampled from the genome, one line each), reads.fa.gz (gzip -1), and the same
+// reads as FASTQ: reads.fq (4-line records, Illumina-like quality strings) and reads.fq.gz (gzip -1).
 import { createWriteStream, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -34,19 +35,25 @@ await write(join(outDir, 'genomes.fa'), function* () {
   }
 });
 
-let seed = 12345;
-const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
-await write(join(outDir, 'reads.fa'), function* () {
+/** The same 1.5 M reads each time (fixed seed), one text per record from `format(name, sequence, index)`. */
+function* sampledReads(format) {
+  let seed = 12345;
+  const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
   let block = '';
   for (let i = 0; i < 1_500_000; i++) {
     const start = Math.floor(random() * (genome.length - 150));
-    block += `>read_${i} pos=${start}\n${genome.slice(start, start + 150)}\n`;
+    block += format(`read_${i} pos=${start}`, genome.slice(start, start + 150), i);
     if (block.length > 1 << 20) {
       yield block;
       block = '';
     }
   }
   yield block;
-});
+}
+// Quality strings: Illumina-like, high then falling towards the read's end; a few variants so they are not all one string.
+const qualities = Array.from({ length: 16 }, (_, v) => Array.from({ length: 150 }, (_, k) => String.fromCharCode(33 + Math.max(2, 38 - ((k * (v + 3)) >> 6)))).join(''));
+await write(join(outDir, 'reads.fa'), () => sampledReads((name, sequence) => `>${name}\n${sequence}\n`));
+await write(join(outDir, 'reads.fq'), () => sampledReads((name, sequence, i) => `@${name}\n${sequence}\n+\n${qualities[i & 15]}\n`));
 execFileSync('gzip', ['-1', '-k', '-f', join(outDir, 'reads.fa')]);
+execFileSync('gzip', ['-1', '-k', '-f', join(outDir, 'reads.fq')]);
 console.log(execFileSync('ls', ['-la', outDir]).toString());

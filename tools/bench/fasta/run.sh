@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FASTA reader benchmark: seqkit stats -j 1 vs @virnucpro/fasta-stream vs bionode-fasta, interleaved.
+# FASTA/FASTQ reader benchmark: seqkit stats -j 1 vs @virnucpro/fasta-stream vs bionode-fasta, interleaved.
 #   tools/bench/fasta/run.sh [reps=9] [scratch=/tmp/fastabench]
 # Installs nothing into the repo: seqkit/hyperfine/time via apt if missing, bionode-fasta under /tmp/bionode.
 # Needs packages/fasta-stream built (dist). Prints one line per run, then a table of medians.
@@ -21,7 +21,7 @@ if [ ! -s "$D/ecoli.fa" ]; then
   (cd "$D" && apt-get download bowtie-examples && dpkg-deb -x bowtie-examples_*.deb ex &&
     zcat ex/usr/share/doc/bowtie/examples/genomes/NC_008253.fna.gz > ecoli.fa)
 fi
-[ -s "$D/reads.fa.gz" ] || node tools/bench/fasta/make-data.mjs "$D/ecoli.fa" "$D"
+[ -s "$D/reads.fq.gz" ] || node tools/bench/fasta/make-data.mjs "$D/ecoli.fa" "$D"
 
 VNP="node tools/bench/fasta/count-virnucpro.mjs"
 BIO="node tools/bench/fasta/count-bionode.mjs /tmp/bionode"
@@ -38,14 +38,15 @@ measure() { # label input command...
   printf '%s\t%s\t%s\t%s\n' "$label" "$input" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.4f", b - a }')" "$kb" | tee -a "$RESULTS"
 }
 for rep in $(seq 1 "$REPS"); do
-  for f in genomes.fa reads.fa reads.fa.gz; do
+  for f in genomes.fa reads.fa reads.fa.gz reads.fq reads.fq.gz; do
     measure seqkit "$f" seqkit stats -j 1 "$D/$f"
     measure virnucpro-blocks "$f" $VNP blocks "$D/$f"
     measure virnucpro-blocks-strings "$f" $VNP blocks-strings "$D/$f"
     measure virnucpro-batches "$f" $VNP batches "$D/$f"
     measure virnucpro-records "$f" $VNP records "$D/$f"
     # bionode-fasta takes ~10x longer: three runs are enough for a median.
-    if [ "$f" != reads.fa.gz ] && [ "$rep" -le 3 ]; then measure bionode-fasta "$f" $BIO "$D/$f"; fi
+    # It reads no FASTQ.
+    if [[ "$f" == *.fa ]] && [ "$rep" -le 3 ]; then measure bionode-fasta "$f" $BIO "$D/$f"; fi
   done
 done
 
