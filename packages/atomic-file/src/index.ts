@@ -9,3 +9,4 @@ export { FileWriteError, namingFile } from './file-write-error.js';
 export { syncDirectory, syncDirectorySync } from './sync-directory.js';
 export { FULL_DISK_ENV } from './injected-faults.js';
 export { makeDirectory, makeDirectorySync } from './make-directory.js';
+export { assertOutputDirUsable, OutputDirNotEmptyError } from './output-dir.js';

@@ -5,11 +5,3 @@ export class CheckpointMismatchError extends Error {
     this.name = 'CheckpointMismatchError';
   }
 }
-
-/** A fresh run would write into a directory that already holds results. */
-export class OutputDirNotEmptyError extends Error {
-  constructor(readonly dir: string) {
-    super(`output directory ${dir} is not empty; pass --resume to continue that run or --force to overwrite it`);
-    this.name = 'OutputDirNotEmptyError';
-  }
-}

@@ -3,7 +3,5 @@ export { RestoredShards } from './restored-shards.js';
 export { writeShard, readShardIndex, readShardVectors, SHARD_FORMAT, type EmbeddingRecord, type ShardIndex } from './shard-file.js';
 export { readManifest, writeManifest, MANIFEST_FILE, MANIFEST_FORMAT, MANIFEST_VERSION, type Manifest, type ShardRecord } from './manifest.js';
 export { canonicalJson, fingerprintFiles, fingerprintValue, sha256File } from './fingerprint.js';
-export { assertOutputDirUsable } from './output-dir.js';
-export { onTerminationSignal, type TerminationOptions, type TerminationSignal } from './signals.js';
-export { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
+export { CheckpointMismatchError } from './errors.js';
 export { describeIdentityDifferences } from './identity-diff.js';

@@ -1,7 +1,7 @@
 import { readdir, rm, stat, unlink } from 'node:fs/promises';
-import { makeDirectory } from '@virnucpro/atomic-file';
 import { join } from 'node:path';
-import { CheckpointMismatchError, OutputDirNotEmptyError } from './errors.js';
+import { makeDirectory, OutputDirNotEmptyError } from '@virnucpro/atomic-file';
+import { CheckpointMismatchError } from './errors.js';
 import { describeIdentityDifferences } from './identity-diff.js';
 import { canonicalJson, sha256File } from './fingerprint.js';
 import { MANIFEST_FILE, newManifest, readManifest, writeManifest, type Manifest, type ShardRecord } from './manifest.js';

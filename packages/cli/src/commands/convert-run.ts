@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseTempName } from '@virnucpro/atomic-file';
-import { onTerminationSignal } from '@virnucpro/checkpoint';
+import { onTerminationSignal } from '../termination-signal.js';
 import type { ConvertedModel } from '@virnucpro/ops';
 import { UsageError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import { writeFileAtomicSync } from '@virnucpro/atomic-file';
-import { onTerminationSignal, type TerminationSignal } from '@virnucpro/checkpoint';
+import { onTerminationSignal, type TerminationSignal } from '../termination-signal.js';
 import { readFasta } from '@virnucpro/fasta-stream';
 import type { Embedder } from '@virnucpro/ops';
 import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';

@@ -1,4 +1,4 @@
-import { onTerminationSignal } from '@virnucpro/checkpoint';
+import { onTerminationSignal } from '../termination-signal.js';
 
 /**
  * Runs `body` with an AbortSignal that SIGINT/SIGTERM abort (through the one signal handler,

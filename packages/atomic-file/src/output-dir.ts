@@ -1,6 +1,13 @@
 import { readdir } from 'node:fs/promises';
-import { makeDirectory } from '@virnucpro/atomic-file';
-import { OutputDirNotEmptyError } from './errors.js';
+import { makeDirectory } from './make-directory.js';
+
+/** A fresh run would write into a directory that already holds results. */
+export class OutputDirNotEmptyError extends Error {
+  constructor(readonly dir: string) {
+    super(`output directory ${dir} is not empty; pass --resume to continue that run or --force to overwrite it`);
+    this.name = 'OutputDirNotEmptyError';
+  }
+}
 
 /**
  * Guards an output directory before a run: a fresh run (no resume) into a non-empty directory is

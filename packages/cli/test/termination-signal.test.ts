@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onTerminationSignal } from '../src/index.js';
+import { onTerminationSignal } from '../src/termination-signal.js';
 
 describe('onTerminationSignal', () => {
   it.each([
