@@ -30,25 +30,6 @@ export interface ConvertedModel {
   parameters: number;
 }
 
-/** The words a command-line tool shows for the model: help texts and one example each. */
-export interface EmbeddingModelHelp {
-  embed: {
-    describe: string;
-    model: string;
-    input: string;
-    output: string;
-    tokenBudget: string;
-    epilogue?: string;
-    example: string;
-  };
-  convert: {
-    describe: string;
-    src: string;
-    epilogue: string[];
-    example: [command: string, description: string];
-  };
-}
-
 /**
  * Everything a tool needs to offer an embedding model without knowing it (the CLI's `embed <name>` and
  * `convert <name>`): a model package exports one, and adding a model means its package plus one line in
@@ -69,5 +50,4 @@ export interface EmbeddingModelDescriptor {
   title(embedder: LoadedEmbedder): string;
   /** Writes a tfjs artifact of `src` at `dest` (which must not exist), atomically. */
   convert(src: string, dest: string): Promise<ConvertedModel>;
-  readonly help: EmbeddingModelHelp;
 }

@@ -30,5 +30,5 @@ export { packedAttention, type PackedAttentionOptions } from './packed-attention
 export { segmentMean } from './segment-mean.js';
 export type { Embedder } from './embedder.js';
 export type {
-  ConvertedModel, EmbedderLoadOptions, EmbedderSetting, EmbeddingModelDescriptor, EmbeddingModelHelp, LoadedEmbedder,
+  ConvertedModel, EmbedderLoadOptions, EmbedderSetting, EmbeddingModelDescriptor, LoadedEmbedder,
 } from './embedding-model.js';

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
-import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
 import { FileWriteError } from '@virnucpro/atomic-file';
 import { ModelLoadError, UsageError, modelLabel } from '../errors.js';
 import { runConvert } from './convert-run.js';
 import { runCommand } from './run-command.js';
+import type { OfferedModel } from './embedding-models.js';
 
 /** `virnucpro convert <model>` for one model package's descriptor. */
-export function convertModelCommand(model: EmbeddingModelDescriptor): CommandModule {
+export function convertModelCommand(model: OfferedModel): CommandModule {
   const help = model.help.convert;
   return {
     command: `${model.name} <src> <dest>`,

@@ -1,5 +1,4 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
 import { describeForLog, planCompute, startCompute } from '@virnucpro/compute';
 import { packWindowFor } from '@virnucpro/runtime';
 import { ModelLoadError, UsageError, asUsageAsync, modelLabel } from '../errors.js';
@@ -10,9 +9,10 @@ import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.
 import { runEmbed } from './embed-run.js';
 import { requireFastaRecords } from './require-fasta-records.js';
 import { runCommand } from './run-command.js';
+import type { OfferedModel } from './embedding-models.js';
 
 /** `virnucpro embed <model>` for one model package's descriptor: the same options and run for every model. */
-export function embedModelCommand(model: EmbeddingModelDescriptor): CommandModule {
+export function embedModelCommand(model: OfferedModel): CommandModule {
   const help = model.help.embed;
   const settings = Object.entries(model.settings ?? {});
   const protein = model.reads === 'protein';
