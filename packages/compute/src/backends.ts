@@ -2,7 +2,7 @@
 // (without starting it) whether it can run here, and how to load it. A new backend is one entry here.
 import * as tf from '@tensorflow/tfjs-core';
 import { gpuApiAvailable, installNodeWebGpu, resolveWasmDir, type BackendName, type Precision } from '@virnucpro/ops';
-import { listWebGpuAdapters } from '@virnucpro/runtime';
+import { listWebGpuAdapters } from './webgpu-adapters.js';
 import {
   defaultPrecision as cudaDefaultPrecision, precisions as cudaPrecisions, setCudaBackendOptions,
 } from '@virnucpro/tfjs-backend-cuda';

@@ -1,4 +1,4 @@
-import { cudaDeviceOrderEnvVar } from '@virnucpro/runtime';
+import { cudaDeviceOrderEnvVar } from './cuda-devices.js';
 import { probeCuda, type CudaProbe } from '@virnucpro/tfjs-backend-cuda';
 
 let probe: CudaProbe | undefined;

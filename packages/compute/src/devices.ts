@@ -1,9 +1,9 @@
 import { dawnFlagsToEnv, type BackendName } from '@virnucpro/ops';
-import {
-  cpuWorkerDevices, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, DeviceSelectionError, isolationUnavailable, isSoftwareAdapter,
-  listCudaDevices, listNvidiaDeviceNodes, listWebGpuAdapters, type CudaDevice, type DeviceInfo, type NvidiaDeviceNode, type WebGpuAdapter,
-} from '@virnucpro/runtime';
+import { cpuWorkerDevices, DeviceSelectionError, isolationUnavailable, type DeviceInfo } from '@virnucpro/runtime';
 import { backends } from './backends.js';
+import { cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, listCudaDevices, type CudaDevice } from './cuda-devices.js';
+import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
+import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
 import { cudaProbe } from './cuda-probe.js';
 
 /** A GPU as the CUDA driver numbers it (the `cuda` backend's view). */

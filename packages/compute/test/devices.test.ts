@@ -1,7 +1,9 @@
 // Which worker processes --devices / --workers give for each backend (resolveDevices), with the hardware faked.
 import { describe, expect, it } from 'vitest';
 import { dawnFlagsEnvVar, dawnFlagsFromEnv } from '@virnucpro/ops';
-import { DeviceSelectionError, parseDawnAdapterList, parseNvidiaSmi } from '@virnucpro/runtime';
+import { DeviceSelectionError } from '@virnucpro/runtime';
+import { parseNvidiaSmi } from '../src/cuda-devices.js';
+import { parseDawnAdapterList } from '../src/webgpu-adapters.js';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
 import { resolveDevices } from '../src/devices.js';
 

@@ -1,11 +1,7 @@
 export type { DeviceInfo, WorkerContext, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
-export { parseDeviceList } from './device-list.js';
 export { cpuWorkerDevices } from './cpu-devices.js';
-export { listCudaDevices, parseNvidiaSmi, type CudaDevice, cudaWorkerEnv, cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaDeviceOrderEnvVar } from './cuda-devices.js';
-export { listNvidiaDeviceNodes, parseNvidiaGpuInformation, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 export { isolatedCommand, isolationUnavailable } from './device-isolation.js';
-export { listWebGpuAdapters, parseDawnAdapterList, isSoftwareAdapter, type WebGpuAdapter } from './webgpu-adapters.js';
 export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type EmbeddedBatch } from './pool.js';
 export { inProcessDevice } from './in-process-device.js';
 export type { PoolEvent } from './pool-events.js';

@@ -4,7 +4,7 @@
 // places a cuda worker.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { cudaWorkerEnv, runEmbedding, startPool, type DeviceInfo, type PoolEvent } from '../src/index.js';
+import { runEmbedding, startPool, type DeviceInfo, type PoolEvent } from '../src/index.js';
 import { hashVector } from './fixtures/hash-model.mjs';
 import { asyncItems, collect, hashModel, makeSequences } from './helpers.js';
 
@@ -12,7 +12,7 @@ const DIM = 8;
 const PACK = { tokenBudget: 160, window: 24 };
 // --devices 1,3 under CUDA_VISIBLE_DEVICES=0,2,5,7: the workers must see GPUs 2 and 7.
 const devices: DeviceInfo[] = [1, 3].map((id) => ({
-  label: `cuda:${id}`, kind: 'cuda', id, name: 'NVIDIA H200', env: cudaWorkerEnv(id, { CUDA_VISIBLE_DEVICES: '0,2,5,7' }),
+  label: `cuda:${id}`, kind: 'cuda', id, name: 'NVIDIA H200', env: { CUDA_VISIBLE_DEVICES: ['0', '2', '5', '7'][id], CUDA_DEVICE_ORDER: 'PCI_BUS_ID' }, // compute's cudaWorkerEnv under CUDA_VISIBLE_DEVICES=0,2,5,7
 }));
 
 async function waitFor(condition: () => boolean, ms = 5000) {

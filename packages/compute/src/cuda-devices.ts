@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { DeviceSelectionError } from './errors.js';
+import { DeviceSelectionError } from '@virnucpro/runtime';
 
 /** The CUDA runtime's device-selection variables (NVIDIA's names): which GPUs a process sees, and in what order. */
 export const cudaVisibleDevicesEnvVar = 'CUDA_VISIBLE_DEVICES';
