@@ -1,7 +1,9 @@
 // Every backend a model can run on, in one table: where it computes, the precisions it offers, how to tell
 // (without starting it) whether it can run here, and how to load it. A new backend is one entry here.
 import * as tf from '@tensorflow/tfjs-core';
-import { gpuApiAvailable, installNodeWebGpu, resolveWasmDir, type BackendName, type Precision } from '@virnucpro/ops';
+import type { BackendName, Precision } from '@virnucpro/ops';
+import { resolveWasmDir } from './wasm-paths.js';
+import { gpuApiAvailable, installNodeWebGpu } from './webgpu-setup.js';
 import { listWebGpuAdapters } from './webgpu-adapters.js';
 import {
   defaultPrecision as cudaDefaultPrecision, precisions as cudaPrecisions, setCudaBackendOptions,

@@ -1,10 +1,11 @@
-import { dawnFlagsToEnv, type BackendName } from '@virnucpro/ops';
+import type { BackendName } from '@virnucpro/ops';
 import { cpuWorkerDevices, DeviceSelectionError, isolationUnavailable, type DeviceInfo } from '@virnucpro/runtime';
 import { backends } from './backends.js';
 import { cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, listCudaDevices, type CudaDevice } from './cuda-devices.js';
 import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
 import { cudaProbe } from './cuda-probe.js';
+import { dawnFlagsToEnv } from './webgpu-setup.js';
 
 /** A GPU as the CUDA driver numbers it (the `cuda` backend's view). */
 export interface CudaDriverDevice {

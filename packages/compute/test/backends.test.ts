@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
-import { gpuApiAvailable } from '@virnucpro/ops';
+import { gpuApiAvailable } from '../src/webgpu-setup.js';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
 import {
   CudaUnavailableError, autoOrder, backendNames, backends, planCompute, resolveBackend, startCompute, tensorflowModules, type BackendAttempt,

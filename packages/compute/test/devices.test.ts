@@ -1,11 +1,11 @@
 // Which worker processes --devices / --workers give for each backend (resolveDevices), with the hardware faked.
 import { describe, expect, it } from 'vitest';
-import { dawnFlagsEnvVar, dawnFlagsFromEnv } from '@virnucpro/ops';
 import { DeviceSelectionError } from '@virnucpro/runtime';
 import { parseNvidiaSmi } from '../src/cuda-devices.js';
 import { parseDawnAdapterList } from '../src/webgpu-adapters.js';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
 import { resolveDevices } from '../src/devices.js';
+import { dawnFlagsEnvVar, dawnFlagsFromEnv } from '../src/webgpu-setup.js';
 
 const FOUR_GPUS = parseNvidiaSmi(
   ['0, GPU-aaaa, NVIDIA H100 80GB HBM3', '1, GPU-bbbb, NVIDIA H100 80GB HBM3', '2, GPU-cccc, NVIDIA H100 80GB HBM3', '3, GPU-dddd, NVIDIA H100 80GB HBM3'].join('\n'),

@@ -1,6 +1,4 @@
 export { type BackendName, backendNames, isBackendName, type Precision, precisionNames } from './backend-name.js';
-export { resolveWasmDir, wasmDirEnvVar } from './wasm-paths.js';
-export { gpuApiAvailable, installNodeWebGpu, dawnFlagsFromEnv, dawnFlagsToEnv, dawnFlagsEnvVar } from './webgpu-setup.js';
 // The kernel seam: every hot op runs ENGINE.runKernel(name, inputs, attrs) on one of these names.
 export {
   VnpLinear, type VnpLinearInputs, type VnpLinearAttrs,

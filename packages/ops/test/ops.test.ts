@@ -461,12 +461,3 @@ describe('packedLayout', () => {
     expect(() => packedLayout([])).toThrow(/at least one/);
   });
 });
-
-describe('Dawn flags from the environment', () => {
-  it('reads the JSON array a worker is started with, and rejects anything else', async () => {
-    const { dawnFlagsFromEnv } = await import('../src/index.js');
-    expect(dawnFlagsFromEnv({})).toEqual([]);
-    expect(dawnFlagsFromEnv({ VIRNUCPRO_DAWN_FLAGS: '["backend=vulkan","adapter=NVIDIA H200"]' })).toEqual(['backend=vulkan', 'adapter=NVIDIA H200']);
-    expect(() => dawnFlagsFromEnv({ VIRNUCPRO_DAWN_FLAGS: '{"a":1}' })).toThrow(/JSON array of strings/);
-  });
-});

@@ -22,7 +22,7 @@ export interface DeviceInfo {
   name?: string;
   /**
    * Extra environment variables the worker process is started with: what selects its device
-   * (CUDA_VISIBLE_DEVICES; for webgpu, the Dawn flags of `@virnucpro/ops`' dawnFlagsEnvVar).
+   * (CUDA_VISIBLE_DEVICES; for webgpu, the Dawn flags in VIRNUCPRO_DAWN_FLAGS, set by @virnucpro/compute).
    */
   env: Record<string, string>;
   /**

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gpuApiAvailable, resolveWasmDir } from '../src/index.js';
+import { resolveWasmDir } from '../src/wasm-paths.js';
+import { dawnFlagsFromEnv, gpuApiAvailable } from '../src/webgpu-setup.js';
 
 describe('what the backends need', () => {
   it('finds the Vulkan loader where the dynamic linker would (without one, auto skips Dawn: tested in @virnucpro/compute)', async () => {
@@ -27,5 +28,13 @@ describe('what the backends need', () => {
       if (old === undefined) delete process.env.VIRNUCPRO_TFJS_WASM_DIR;
       else process.env.VIRNUCPRO_TFJS_WASM_DIR = old;
     }
+  });
+});
+
+describe('Dawn flags from the environment', () => {
+  it('reads the JSON array a worker is started with, and rejects anything else', () => {
+    expect(dawnFlagsFromEnv({})).toEqual([]);
+    expect(dawnFlagsFromEnv({ VIRNUCPRO_DAWN_FLAGS: '["backend=vulkan","adapter=NVIDIA H200"]' })).toEqual(['backend=vulkan', 'adapter=NVIDIA H200']);
+    expect(() => dawnFlagsFromEnv({ VIRNUCPRO_DAWN_FLAGS: '{"a":1}' })).toThrow(/JSON array of strings/);
   });
 });
