@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ChunkMaxima,
-  compareCodePoints,
-  consensusFromRows,
-  consensusKey,
-  formatConsensus,
-  formatSequenceSummary,
-  originalSequenceId,
-  predictionLabel,
-  sequenceCall,
-  summarizeRecord,
-} from '../src/index.js';
+import { compareCodePoints, consensusFromRows, consensusKey, originalSequenceId, predictionLabel, summarizeRecord } from '../src/index.js';
+import { ChunkMaxima, formatConsensus } from '../src/consensus.js';
+import { formatSequenceSummary, sequenceCall } from '../src/sequence-summary.js';
 
 describe('consensusKey', () => {
   it('drops the last two characters like Python str[:-2]', () => {

@@ -2,7 +2,8 @@
 // must come out byte-identical.
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { consensusFromRows, formatPredictionRow, PREDICTION_HEADER, parsePredictionResults } from '../src/index.js';
+import { consensusFromRows } from '../src/index.js';
+import { formatPredictionRow, PREDICTION_HEADER, parsePredictionResults } from '../src/prediction-row.js';
 
 const data = new URL('../../../test-data/consensus/', import.meta.url);
 const read = (p: string) => readFileSync(new URL(p, data), 'utf8');

@@ -2,7 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { consensusFromRows, parsePredictionResults, PredictionWriter, SEQUENCE_SUMMARY_HEADER, VIRAL_REGIONS_HEADER } from '../src/index.js';
+import { consensusFromRows, PredictionWriter } from '../src/index.js';
+import { parsePredictionResults } from '../src/prediction-row.js';
+import { SEQUENCE_SUMMARY_HEADER } from '../src/sequence-summary.js';
+import { VIRAL_REGIONS_HEADER } from '../src/viral-regions.js';
 
 const root = mkdtempSync(join(tmpdir(), 'consensus-writer-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

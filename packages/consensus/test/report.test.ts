@@ -4,7 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, unlinkSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PredictionWriter, readReportData, renderReportHtml, ReportInputError, writeReport } from '../src/index.js';
+import { PredictionWriter, ReportInputError, writeReport } from '../src/index.js';
+import { readReportData } from '../src/report/report-data.js';
+import { renderReportHtml } from '../src/report/report-html.js';
 // @ts-expect-error -- a plain .mjs script without types
 import { reportAssetsSource } from '../scripts/build-report-assets.mjs';
 

@@ -2,7 +2,9 @@
 // docs/usage.md ("Viral regions"), and a plain re-statement of the rule (regionsByRule, below) is checked
 // against findViralRegions on random calls.
 import { describe, expect, it } from 'vitest';
-import { findViralRegions, formatRegionsBed, formatRegionsTsv, RecordChunksCollector, UndeclaredFrameError, viralBases, type ChunkCall, type RecordCalls, type ViralRegion } from '../src/index.js';
+import { findViralRegions, formatRegionsBed, UndeclaredFrameError, type ChunkCall, type RecordCalls, type ViralRegion } from '../src/index.js';
+import { formatRegionsTsv, viralBases } from '../src/viral-regions.js';
+import { RecordChunksCollector } from '../src/record-chunks.js';
 
 type Call = 'V' | 'O' | 'U';
 

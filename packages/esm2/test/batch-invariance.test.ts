@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { segmentMean, type BackendName } from '@virnucpro/ops';
 import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
-import { clsId, eosId, Esm2Model, maskId, randomEsm2Weights, type Esm2Config } from '../src/index.js';
+import { Esm2Model, randomEsm2Weights, type Esm2Config } from '../src/index.js';
+import { clsId, eosId, maskId } from '../src/alphabet.js';
 import { startCompute } from '@virnucpro/compute';
 
 // The batch-invariance rule (docs/architecture.md) on the whole ESM-2 forward pass: for a random model shape

@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { segmentMean, traceKernels, vnpKernelNames } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, maskId, tokenizeProtein } from '../src/index.js';
+import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, tokenizeProtein } from '../src/index.js';
+import { maskId } from '../src/alphabet.js';
 import { fixtureDir } from './fixture.js';
 import { startCompute } from '@virnucpro/compute';
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { esmTokens, proteinTokenCount, tokenizeProtein, UnknownResidueError } from '../src/index.js';
+import { tokenizeProtein, UnknownResidueError } from '../src/index.js';
+import { esmTokens } from '../src/alphabet.js';
+import { proteinTokenCount } from '../src/tokenizer.js';
 import { loadFixture } from './fixture.js';
 
 describe('ESM alphabet', () => {

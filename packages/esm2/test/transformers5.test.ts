@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { BackendName } from '@virnucpro/ops';
 import { readSafetensors, toFloat32, writeSafetensors } from '@virnucpro/weights';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, recognizeEsm2Layout, tokenizeProtein } from '../src/index.js';
+import { createEsm2Weights, Esm2Model, loadEsm2Checkpoint, tokenizeProtein } from '../src/index.js';
+import { recognizeEsm2Layout } from '../src/checkpoint-layout.js';
 import { compare } from './fixture.js';
 import { startCompute } from '@virnucpro/compute';
 

@@ -1,12 +1,12 @@
 export type { DeviceInfo, WorkerContext, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
 export { cpuWorkerDevices } from './cpu-devices.js';
-export { isolatedCommand, isolationUnavailable } from './device-isolation.js';
+export { isolationUnavailable } from './device-isolation.js';
 export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type EmbeddedBatch } from './pool.js';
 export { inProcessDevice } from './in-process-device.js';
 export type { PoolEvent } from './pool-events.js';
 export type { WorkerTelemetry } from './worker-slot.js';
-export { allGates, CounterGate, whenOpen, type CreditGate } from './credit-gate.js';
+export { type CreditGate } from './credit-gate.js';
 export { pull$ } from './pull-source.js';
 export { packWindowFor } from './pack-window.js';
 export { runEmbedding, type RunEmbeddingOptions, type RunStats, type EmbeddingResult, type EmbeddingRun, type PacedSource } from './run-embedding.js';
