@@ -15,6 +15,7 @@ import { ModelLoadError, UsageError, asUsageAsync, modelLoadMessageIn } from '..
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import { outDirError } from '../fs/out-dir-error.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
+import { RunEstimate } from '../progress/run-estimate.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import type { FeaturesCounters } from './features-worker.js';
@@ -226,10 +227,21 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       activeWriter.declareRecord(id, chunkLayout(length, options.length));
       if (shard) shardRecords.push({ inputRecord: recordIndex + 1, id });
     }, undefined, shard?.includes);
-    const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames' });
-    // Every batch the pool embeds counts towards the packing efficiency.
+    // The frames this run computes (a resumed run restores the others; their tokens in proportion).
+    const toCompute = Math.max(0, totals.frames - checkpoint.report.restoredItems);
+    const estimate = new RunEstimate({
+      frames: toCompute,
+      tokens: totals.frames > 0 ? Math.round((totals.esmTokens * toCompute) / totals.frames) : 0,
+      concurrency: pool.plan.devices?.length ?? 1,
+    });
+    const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames', secondsLeft: () => estimate.secondsLeft() });
+    // Every batch the pool embeds counts towards the packing efficiency, and times the run's estimate.
     pool.pool.events$.subscribe((event) => {
-      if (event.type === 'batch') summary.addBatch(event.tokens);
+      if (event.type === 'batch') {
+        summary.addBatch(event.tokens);
+        const line = estimate.batch(event.tokens);
+        if (line) reporter.log(`virnucpro: ${line}`);
+      }
       // A worker process that died (its GPU failed, it was killed, it hung): said as it happens.
       const warning = workerEventWarning(event);
       if (warning) reporter.log(`virnucpro: warning: ${warning}`);

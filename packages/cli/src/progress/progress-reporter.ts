@@ -12,7 +12,7 @@ export interface StageProgress {
 }
 
 export interface ProgressReporter {
-  stage(name: string, options?: { total?: number; unit?: string }): StageProgress;
+  stage(name: string, options?: StageOptions): StageProgress;
   /**
    * Says what happens while nothing can be counted yet (reading the input, loading the models): on a terminal a
    * line with the time it has taken so far, removed by `end()`; nothing in plain-line mode.
@@ -21,6 +21,16 @@ export interface ProgressReporter {
   /** A message line that must not be torn by a redraw. */
   log(message: string): void;
   close(): void;
+}
+
+export interface StageOptions {
+  total?: number;
+  unit?: string;
+  /**
+   * Seconds left as the caller measures them (predict: from batch timings after warm-up, see RunEstimate), or
+   * undefined while unknown; without it the ETA is the units left at the rate since the stage began.
+   */
+  secondsLeft?: () => number | undefined;
 }
 
 export interface ReporterOptions {
@@ -61,18 +71,30 @@ export class StageCounter {
   tokens = 0;
   total?: number;
   readonly started: number;
-  constructor(readonly name: string, readonly unit: string, private readonly now: () => number, total?: number) {
+  constructor(
+    readonly name: string,
+    readonly unit: string,
+    private readonly now: () => number,
+    total?: number,
+    private readonly measuredSecondsLeft?: () => number | undefined,
+  ) {
     this.started = now();
     this.total = total;
   }
   get seconds(): number {
     return Math.max((this.now() - this.started) / 1000, 1e-9);
   }
-  /** Time left at the rate so far; '?' until there is a rate (nothing done yet) or with no total. */
-  get eta(): string {
+  /** Seconds left: the caller's measure if it has one, else at the rate so far; undefined until there is a rate. */
+  get secondsLeft(): number | undefined {
+    if (this.measuredSecondsLeft) return this.measuredSecondsLeft();
     const rate = this.done / this.seconds;
-    if (this.total === undefined || !(rate > 0)) return '?';
-    return formatDuration(Math.max(0, this.total - this.done) / rate);
+    if (this.total === undefined || !(rate > 0)) return undefined;
+    return Math.max(0, this.total - this.done) / rate;
+  }
+  /** The ETA as shown: '?' until there is a rate (nothing done yet) or with no total. */
+  get eta(): string {
+    const left = this.secondsLeft;
+    return left === undefined ? '?' : formatDuration(left);
   }
   describe(): string {
     const s = this.seconds;
@@ -81,7 +103,7 @@ export class StageCounter {
     if (this.total) parts.push(`${((100 * this.done) / this.total).toFixed(1)}%`);
     parts.push(`${rate.toFixed(1)} ${this.unit}/s`);
     if (this.tokens) parts.push(`${Math.round(this.tokens / s)} tokens/s`);
-    if (this.total && rate > 0 && this.done < this.total) parts.push(`ETA ${formatDuration((this.total - this.done) / rate)}`);
+    if (this.total && this.done < this.total && this.secondsLeft !== undefined) parts.push(`ETA ${this.eta}`);
     parts.push(`elapsed ${formatDuration(s)}`);
     return parts.join(', ');
   }
@@ -97,8 +119,8 @@ export function formatDuration(seconds: number): string {
 
 class LineReporter implements ProgressReporter {
   constructor(private readonly stream: NodeJS.WritableStream, private readonly intervalSeconds: number, private readonly now: () => number) {}
-  stage(name: string, options: { total?: number; unit?: string } = {}): StageProgress {
-    const counter = new StageCounter(name, options.unit ?? 'items', this.now, options.total);
+  stage(name: string, options: StageOptions = {}): StageProgress {
+    const counter = new StageCounter(name, options.unit ?? 'items', this.now, options.total, options.secondsLeft);
     let lastPrinted = counter.started;
     const write = (line: string) => this.stream.write(`${line}\n`);
     return {
@@ -155,8 +177,8 @@ class BarReporter implements ProgressReporter {
   private stageEnded(): void {
     if (--this.running === 0) this.close();
   }
-  stage(name: string, options: { total?: number; unit?: string } = {}): StageProgress {
-    const counter = new StageCounter(name, options.unit ?? 'items', Date.now, options.total);
+  stage(name: string, options: StageOptions = {}): StageProgress {
+    const counter = new StageCounter(name, options.unit ?? 'items', Date.now, options.total, options.secondsLeft);
     const payload = () => ({
       stage: name.padEnd(10),
       unit: counter.unit,

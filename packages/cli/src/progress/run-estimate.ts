@@ -1,0 +1,71 @@
+import { plural } from './plural.js';
+import { formatDuration } from './progress-reporter.js';
+
+export interface RunEstimateOptions {
+  /** Frames this run computes (the input's, less those restored from a checkpoint). */
+  frames: number;
+  /** Their ESM-2 tokens (what batches are packed on, and what the time goes with). */
+  tokens: number;
+  /** Batches computed at once (worker processes; 1 in-process): one round of them is the warm-up. */
+  concurrency: number;
+  now?: () => number;
+}
+
+/**
+ * How long the run takes, from a rate measured on this machine with these models. The first round of batches (one
+ * per worker) is warm-up (kernel compilation, caches, the pipeline filling) and is not timed; the rate is the tokens
+ * of the batches done since then over the time since then. The estimate line comes once, when a second round is done
+ * (a run of fewer batches ends before an estimate would help; none is made up from a rate measured elsewhere), and
+ * secondsLeft() gives the progress ETA from the same rate.
+ */
+export class RunEstimate {
+  private batches = 0;
+  private tokensDone = 0;
+  private warmUp?: { at: number; tokens: number };
+  private lastBatchAt = 0;
+  private said = false;
+  private readonly now: () => number;
+  private readonly round: number;
+  constructor(private readonly options: RunEstimateOptions) {
+    this.now = options.now ?? Date.now;
+    this.round = Math.max(1, options.concurrency);
+  }
+
+  /** A batch of `tokens` is done; returns the estimate line the first time there is a measured rate. */
+  batch(tokens: number): string | undefined {
+    this.batches++;
+    this.tokensDone += tokens;
+    this.lastBatchAt = this.now();
+    if (this.batches === this.round) this.warmUp = { at: this.lastBatchAt, tokens: this.tokensDone };
+    const rate = this.tokensPerSecond();
+    if (this.said || rate === undefined) return undefined;
+    this.said = true;
+    return estimateLine(this.options.frames, this.options.tokens, this.tokensDone, rate);
+  }
+
+  /** Tokens per second since warm-up, once a full round of batches has been timed; undefined before. */
+  tokensPerSecond(): number | undefined {
+    if (!this.warmUp || this.batches < 2 * this.round) return undefined;
+    const seconds = (this.lastBatchAt - this.warmUp.at) / 1000;
+    const tokens = this.tokensDone - this.warmUp.tokens;
+    return seconds > 0 && tokens > 0 ? tokens / seconds : undefined;
+  }
+
+  /** The tokens not done yet at the measured rate, less the time the batch in progress has run; undefined before a rate. */
+  secondsLeft(): number | undefined {
+    const rate = this.tokensPerSecond();
+    if (rate === undefined) return undefined;
+    return Math.max(0, Math.max(0, this.options.tokens - this.tokensDone) / rate - (this.now() - this.lastBatchAt) / 1000);
+  }
+}
+
+/** "estimated ~5h31m for 6,213 frames (1,050,112 ESM-2 tokens) at 52.8 tokens/s (measured on this machine, after warm-up); ~5h28m left". */
+export function estimateLine(frames: number, tokens: number, tokensDone: number, tokensPerSecond: number): string {
+  const total = formatDuration(tokens / tokensPerSecond);
+  const left = formatDuration(Math.max(0, tokens - tokensDone) / tokensPerSecond);
+  const rate = tokensPerSecond >= 100 ? Math.round(tokensPerSecond).toLocaleString('en-US') : tokensPerSecond.toFixed(1);
+  return (
+    `estimated ~${total} for ${plural(frames, 'frame')} (${tokens.toLocaleString('en-US')} ESM-2 tokens) ` +
+    `at ${rate} tokens/s (measured on this machine, after warm-up); ~${left} left`
+  );
+}

@@ -1,0 +1,53 @@
+import { describe, it, expect } from 'vitest';
+import { RunEstimate, estimateLine } from '../src/progress/run-estimate.js';
+import { StageCounter } from '../src/progress/progress-reporter.js';
+
+describe('run estimate', () => {
+  it('times the batches after the warm-up one and extrapolates over the tokens', () => {
+    let now = 0;
+    const e = new RunEstimate({ frames: 6_000, tokens: 1_000_000, concurrency: 1, now: () => now });
+    now = 90_000; // the first batch: compilation, caches; not timed
+    expect(e.batch(4_000)).toBeUndefined();
+    expect(e.secondsLeft()).toBeUndefined();
+    now = 90_000 + 80_000; // the second: 4,000 tokens in 80 s = 50 tokens/s
+    const line = e.batch(4_000);
+    // 1,000,000 / 50 = 20,000 s = 5h33m; left: (1,000,000 - 8,000) / 50 = 19,840 s = 5h30m.
+    expect(line).toBe('estimated ~5h33m for 6,000 frames (1,000,000 ESM-2 tokens) at 50.0 tokens/s (measured on this machine, after warm-up); ~5h30m left');
+    expect(e.secondsLeft()).toBe(19_840);
+    now += 20_000; // half-way through the next batch, the ETA counts down
+    expect(e.secondsLeft()).toBe(19_820);
+    now += 20_000;
+    expect(e.batch(2_000)).toBeUndefined(); // said once
+    // 6,000 tokens in the 120 s since warm-up: still 50 tokens/s; 990,000 left.
+    expect(e.secondsLeft()).toBe(19_800);
+  });
+
+  it('with several workers, the first round of batches is the warm-up and a second round is timed', () => {
+    let now = 0;
+    const e = new RunEstimate({ frames: 100, tokens: 100_000, concurrency: 2, now: () => now });
+    now = 10_000;
+    expect(e.batch(1_000)).toBeUndefined();
+    now = 10_500;
+    expect(e.batch(1_000)).toBeUndefined(); // warm-up round done here
+    now = 20_500;
+    expect(e.batch(1_000)).toBeUndefined(); // one batch of the second round is not a round
+    now = 20_500 + 10_000;
+    // 2,000 tokens in 20 s = 100 tokens/s: 100,000 tokens take 1,000 s; 96,000 left take 960 s.
+    expect(e.batch(1_000)).toBe('estimated ~16m40s for 100 frames (100,000 ESM-2 tokens) at 100 tokens/s (measured on this machine, after warm-up); ~16m00s left');
+  });
+
+  it('rounds the rate to a whole number from 100 tokens/s up', () => {
+    expect(estimateLine(1, 123_456, 0, 1234.56)).toBe('estimated ~1m40s for 1 frame (123,456 ESM-2 tokens) at 1,235 tokens/s (measured on this machine, after warm-up); ~1m40s left');
+  });
+
+  it('the progress ETA is the measured one when given, unknown while it is', () => {
+    let left: number | undefined;
+    const counter = new StageCounter('predict', 'frames', () => 0, 10, () => left);
+    counter.done = 5; // a rate by frames would exist; the measured one does not yet
+    expect(counter.eta).toBe('?');
+    expect(counter.describe()).not.toContain('ETA');
+    left = 125;
+    expect(counter.eta).toBe('2m05s');
+    expect(counter.describe()).toContain('ETA 2m05s');
+  });
+});
