@@ -19,8 +19,17 @@ counts real tokens. Prints one JSON object; each run also on stderr as it finish
 --device cpu --dtype float32 [--threads N]: the CPU reference (Debian's python3-torch 1.13 or any later torch; torch's
 default threads unless --threads), e.g. against `bench-dnabert --backend onednn` on the same --lengths-out file:
   python3 tools/bench/dnabert/pytorch_dnabert.py --device cpu --dtype float32 --threads 2 --token-lengths /tmp/l.json --token-budgets 4096
+--model DIR --fasta FILE: the whole-process reference against `virnucpro embed dnabert --model DIR` on the same FASTA:
+reads the folder's config.json, model.safetensors and tokenizer.json (Hugging Face `tokenizers`, as transformers
+tokenizes for VirNucPro: pip install tokenizers), embeds every record in length-sorted padded batches of at most
+--token-budget tokens (default 4096, as ours off cuda), fp32 unless --dtype, mean over all tokens ([CLS] and [SEP]
+included, as VirNucPro); prints one JSON line; --means-out FILE writes the means as float32 in input order.
+--write-fasta FILE: --sequences random DNA records of --length bp (seeded), for both sides.
+  node tools/make-demo-models.mjs /tmp/dnabert-full --dnabert 12,768,12,3072   # random weights, DNABERT-S size
+  python3 tools/bench/dnabert/pytorch_dnabert.py --write-fasta /tmp/dna.fa --sequences 400 --length 300
+  python3 tools/bench/dnabert/pytorch_dnabert.py --device cpu --dtype float32 --model /tmp/dnabert-full/dnabert-s-demo --fasta /tmp/dna.fa
 """
-import argparse, datetime, json, math, time
+import argparse, datetime, json, math, os, struct, time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -132,12 +141,95 @@ def mean_over_tokens(hidden, mask):
     return (hidden * m).sum(1) / m.sum(1)
 
 
-def check(folder):
-    from safetensors.torch import load_file
+def load_file(path):
+    """A safetensors file's F32 / I32 / I64 tensors as {name: tensor} (no `safetensors` package needed: Debian's
+    python3-torch suffices)."""
+    dtypes = {"F32": torch.float32, "I32": torch.int32, "I64": torch.int64}
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        out = {}
+        for name, meta in header.items():
+            if name == "__metadata__":
+                continue
+            if meta["dtype"] not in dtypes:
+                raise SystemExit(f"{path}: {name} is {meta['dtype']}, this reader takes {', '.join(dtypes)}")
+            b, e = meta["data_offsets"]
+            f.seek(8 + n + b)
+            out[name] = torch.frombuffer(bytearray(f.read(e - b)), dtype=dtypes[meta["dtype"]]).reshape(meta["shape"])
+        return out
+
+
+def length_sorted_batches(lengths, budget):
+    """Indices into lengths, sorted by length, cut into padded batches of at most budget tokens (longest × count)."""
+    batches, cur = [], []
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if cur and max(lengths[j] for j in cur + [i]) * (len(cur) + 1) > budget:
+            batches.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        batches.append(cur)
+    return batches
+
+
+def load_model(folder, dtype):
     cfg = json.load(open(f"{folder}/config.json"))
     model = MosaicBert(cfg["vocab_size"], cfg["hidden_size"], cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["intermediate_size"], cfg["layer_norm_eps"])
     model.load_checkpoint(load_file(f"{folder}/model.safetensors"))
-    model = model.to(DEVICE).eval()
+    return model.to(DEVICE, dtype).eval()
+
+
+def read_fasta(path):
+    records, name, seq = [], None, []
+    for line in open(path):
+        line = line.strip()
+        if line.startswith(">"):
+            if name is not None:
+                records.append((name, "".join(seq)))
+            name, seq = line[1:].split()[0], []
+        elif line:
+            seq.append(line)
+    if name is not None:
+        records.append((name, "".join(seq)))
+    return records
+
+
+def write_fasta(path, count, length):
+    g = torch.Generator().manual_seed(5)
+    with open(path, "w") as f:
+        for i in range(count):
+            f.write(f">s{i}\n{''.join('ACGT'[j] for j in torch.randint(0, 4, (length,), generator=g).tolist())}\n")
+
+
+def embed_fasta(folder, fasta, budget, dtype, means_out):
+    """The whole job a Python user runs: load, tokenize, embed in padded length-sorted batches, means."""
+    from tokenizers import Tokenizer
+    t0 = time.time()
+    model = load_model(folder, dtype)
+    tokenizer = Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    records = read_fasta(fasta)
+    rows = [e.ids for e in tokenizer.encode_batch([s for _, s in records])]
+    lengths = [len(r) for r in rows]
+    load = time.time() - t0
+    means = [None] * len(rows)
+    t1 = time.time()
+    with torch.inference_mode():
+        for batch in length_sorted_batches(lengths, budget):
+            ids, mask = padded([rows[i] for i in batch], DEVICE)
+            for i, m in zip(batch, mean_over_tokens(model(ids, mask), mask).float().cpu()):
+                means[i] = m
+    seconds = time.time() - t1
+    if means_out:
+        torch.stack(means).numpy().astype("float32").tofile(means_out)
+    return {"sequences": len(rows), "tokens": sum(lengths), "tokenBudget": budget, "loadSeconds": round(load, 2),
+            "embedSeconds": round(seconds, 2), "tokensPerSecond": round(sum(lengths) / seconds, 1)}
+
+
+def check(folder):
+    model = load_model(folder, torch.float32)
     rows = json.load(open(f"{folder}/inputs.json"))["token_ids"]
     expected = load_file(f"{folder}/expected.safetensors")
     with torch.inference_mode():
@@ -157,12 +249,7 @@ def throughput(token_lengths, budgets, dtype):
     runs = []
     for name, lengths in token_lengths.items():
         for budget in budgets:
-            batches, cur = [], []
-            for n in sorted(lengths):
-                if cur and max(cur + [n]) * (len(cur) + 1) > budget:
-                    batches.append(cur); cur = []
-                cur.append(n)
-            if cur: batches.append(cur)
+            batches = [[lengths[i] for i in b] for b in length_sorted_batches(lengths, budget)]
             data = []
             for batch in batches:
                 rows = [[1] + torch.randint(5, 4096, (n - 2,), generator=g).tolist() + [2] for n in batch]
@@ -199,11 +286,22 @@ def main():
     p.add_argument("--dtype", default="float16")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--threads", type=int, default=0, help="CPU threads (default: torch's own choice)")
+    p.add_argument("--model", default=None, help="model folder (config.json, model.safetensors, tokenizer.json) for --fasta")
+    p.add_argument("--fasta", default=None)
+    p.add_argument("--token-budget", type=int, default=4096)
+    p.add_argument("--means-out", default=None)
+    p.add_argument("--write-fasta", default=None)
+    p.add_argument("--sequences", type=int, default=400)
+    p.add_argument("--length", type=int, default=300)
     args = p.parse_args()
     global DEVICE
     DEVICE = args.device
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.write_fasta:
+        write_fasta(args.write_fasta, args.sequences, args.length)
+        if not (args.model or args.check or args.token_lengths):
+            return
     where = {"gpu": torch.cuda.get_device_name(0)} if DEVICE == "cuda" else {"cpu": "cpu", "threads": torch.get_num_threads()}
     out = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(), **where, "torch": torch.__version__,
            "model": "DNABERT-S (MosaicBERT, PyTorch attention path)", "dtype": args.dtype}
@@ -211,6 +309,11 @@ def main():
         out["check"] = check(args.check)
     if args.token_lengths:
         out.update(throughput(json.load(open(args.token_lengths)), [int(b) for b in args.token_budgets.split(",")], getattr(torch, args.dtype)))
+    if args.model and args.fasta:
+        out["what"] = "pytorch-cpu-dnabert" if DEVICE == "cpu" else "pytorch-dnabert"
+        out.update(embed_fasta(args.model, args.fasta, args.token_budget, getattr(torch, args.dtype), args.means_out))
+        print(json.dumps(out))
+        return
     print(json.dumps(out, indent=1))
 
 
