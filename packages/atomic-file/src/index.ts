@@ -6,7 +6,7 @@ export { writeFileAtomic, writeFileAtomicSync } from './write-file-atomic.js';
 export { tempPathFor, parseTempName } from './temp-name.js';
 export { removeStaleTempFiles } from './stale-temp-files.js';
 export { FileWriteError, namingFile } from './file-write-error.js';
-export { syncDirectory, syncDirectorySync } from './sync-directory.js';
+export { syncDirectory } from './sync-directory.js';
 export { FULL_DISK_ENV } from './injected-faults.js';
 export { makeDirectory, makeDirectorySync } from './make-directory.js';
 export { assertOutputDirUsable, OutputDirNotEmptyError } from './output-dir.js';

@@ -2,9 +2,9 @@ import * as tf from '@tensorflow/tfjs-core';
 import { describe, expect, it } from 'vitest';
 import { gpuApiAvailable } from '../src/webgpu-setup.js';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
-import {
-  CudaUnavailableError, autoOrder, backendNames, backends, planCompute, resolveBackend, startCompute, tensorflowModules, type BackendAttempt,
-} from '../src/index.js';
+import { CudaUnavailableError, backendNames, planCompute, startCompute } from '../src/index.js';
+import { autoOrder, backends, tensorflowModules } from '../src/backends.js';
+import { resolveBackend, type BackendAttempt } from '../src/resolve-backend.js';
 
 const noGpu = !probeCuda().ok;
 

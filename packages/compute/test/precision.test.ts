@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ComputeSettingError, checkPrecisionOption, defaultPrecision, precisionChoices, resolvePrecision } from '../src/index.js';
+import { ComputeSettingError, checkPrecisionOption, precisionChoices } from '../src/index.js';
+import { defaultPrecision, resolvePrecision } from '../src/precision.js';
 
 describe('precision: one default, checked against the backend', () => {
   it('defaults to fp16 on cuda and fp32 on every other backend (auto: whatever it picked)', () => {

@@ -1,6 +1,7 @@
 // predict's --token-budget when none is given: larger batches where the models run on cuda.
 import { describe, expect, it } from 'vitest';
-import { CUDA_TOKEN_BUDGET, DEFAULT_TOKEN_BUDGET, defaultTokenBudget, tokenBudgetFor } from '../src/index.js';
+import { defaultTokenBudget } from '../src/index.js';
+import { CUDA_TOKEN_BUDGET, DEFAULT_TOKEN_BUDGET, tokenBudgetFor } from '../src/token-budget.js';
 
 describe('defaultTokenBudget', () => {
   const gpus = () => true;

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BpeTokenizer, parseTokenizerJson } from '../src/index.js';
+import { BpeTokenizer } from '../src/index.js';
+import { parseTokenizerJson } from '../src/tokenizer-json.js';
 
 const dataDir = fileURLToPath(new URL('../../../test-data/dnabert/', import.meta.url));
 const tokenizerPath = `${dataDir}tokenizer.json`;

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readSafetensors, writeSafetensors, type TensorData } from '@virnucpro/weights';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dnabertWeightsFromStateDict, loadDnabert, parseDnabertConfig, readDnabertConfig, readDnabertStateDict } from '../src/index.js';
+import { loadDnabert } from '../src/index.js';
+import { dnabertWeightsFromStateDict } from '../src/dnabert-weights.js';
+import { parseDnabertConfig, readDnabertConfig } from '../src/dnabert-config.js';
+import { readDnabertStateDict } from '../src/load-dnabert.js';
 import { maxAbsDiff, tinyDir, tinyInputs } from './parity-helpers.js';
 import { startCompute } from '@virnucpro/compute';
 

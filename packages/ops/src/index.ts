@@ -1,15 +1,30 @@
-export { type BackendName, backendNames, isBackendName, type Precision, precisionNames } from './backend-name.js';
+export { type BackendName, backendNames, isBackendName, type Precision } from './backend-name.js';
 // The kernel seam: every hot op runs ENGINE.runKernel(name, inputs, attrs) on one of these names.
 export {
-  VnpLinear, type VnpLinearInputs, type VnpLinearAttrs,
-  VnpLayerNorm, type VnpLayerNormInputs, type VnpLayerNormAttrs,
-  VnpGeglu, type VnpGegluInputs,
-  VnpRotaryQkv, type VnpRotaryQkvInputs, type VnpRotaryQkvAttrs,
-  VnpPackedAttention, type VnpPackedAttentionInputs, type VnpPackedAttentionAttrs,
-  VnpSegmentMean, type VnpSegmentMeanInputs, type VnpSegmentMeanAttrs,
-  VnpEmbedding, type VnpEmbeddingInputs, type VnpEmbeddingAttrs,
+  VnpLinear,
+  type VnpLinearInputs,
+  type VnpLinearAttrs,
+  VnpLayerNorm,
+  type VnpLayerNormInputs,
+  type VnpLayerNormAttrs,
+  VnpGeglu,
+  type VnpGegluInputs,
+  VnpRotaryQkv,
+  type VnpRotaryQkvInputs,
+  type VnpRotaryQkvAttrs,
+  VnpPackedAttention,
+  type VnpPackedAttentionInputs,
+  type VnpPackedAttentionAttrs,
+  VnpSegmentMean,
+  type VnpSegmentMeanInputs,
+  type VnpSegmentMeanAttrs,
+  VnpEmbedding,
+  type VnpEmbeddingInputs,
+  type VnpEmbeddingAttrs,
   vnpKernelNames,
-  VnpHalfToFloat, type VnpHalfToFloatInputs, type VnpHalfToFloatAttrs,
+  VnpHalfToFloat,
+  type VnpHalfToFloatInputs,
+  type VnpHalfToFloatAttrs,
 } from './kernel-names.js';
 // Imported for its side effect: the composite kernels for cpu, wasm, webgpu and tensorflow.
 export { registerCompositeKernels } from './kernels/register-composites.js';
@@ -28,5 +43,9 @@ export { packedAttention, type PackedAttentionOptions } from './packed-attention
 export { segmentMean } from './segment-mean.js';
 export type { Embedder } from './embedder.js';
 export type {
-  ConvertedModel, EmbedderLoadOptions, EmbedderSetting, EmbeddingModelDescriptor, LoadedEmbedder,
+  ConvertedModel,
+  EmbedderLoadOptions,
+  EmbedderSetting,
+  EmbeddingModelDescriptor,
+  LoadedEmbedder,
 } from './embedding-model.js';

@@ -2,7 +2,8 @@
 // CPython's pickle.loads (test-data/weights/generated/make_fixtures.py).
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { PyGlobal, PyObject, unpickle } from '../src/index.js';
+import { PyGlobal, PyObject } from '../src/index.js';
+import { unpickle } from '../src/pickle/unpickler.js';
 import { fixture } from './paths.js';
 
 /** Our unpickled values in the JSON-with-tags form make_fixtures.py writes. */
