@@ -3,7 +3,7 @@
 // anything outside the package uses: another package's source, tests, scripts or bin, tools/, or the package's own
 // README examples (a documented name is public on purpose). A package's own tests may reach internals by relative
 // path and do not count. Prints one line per package (exported, used, unused) and, with --unused, the unused names.
-//   node tools/lint/export-use.mjs [--unused] [--json]
+//   node tools/lint/export-use.mjs [--unused] [--json] [--no-readme]   (--no-readme: count only code outside the package)
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,7 @@ function exportedNames(file) {
       names.add(alias[alias.length - 1].trim());
     }
   }
-  for (const m of text.matchAll(/export\s+(?:declare\s+)?(?:async\s+)?(?:const|let|function\*?|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g)) names.add(m[1]);
+  for (const m of text.matchAll(/export\s+(?:declare\s+)?(?:async\s+)?(?:const|let|function\*?|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g)) if (m[1] !== '$') names.add(m[1]); // '$': a template's `${…}`
   for (const m of text.matchAll(/export\s+\*\s+from\s+['"]([^'"]+)['"]/g)) {
     for (const ext of ['', '.ts']) {
       const target = resolve(dirname(file), m[1].replace(/\.js$/, '.ts') + ext);
@@ -86,7 +86,7 @@ for (const { dir, name: owner } of packages) {
     }
   }
   const readme = join(packagesDir, dir, 'README.md');
-  if (existsSync(readme)) {
+  if (existsSync(readme) && !process.argv.includes('--no-readme')) {
     for (const block of readFileSync(readme, 'utf8').matchAll(/^```(?:js|ts)[^\n]*\n([\s\S]*?)^```$/gm)) {
       for (const [spec, name] of importsOf(block[1])) note(spec, name, spec === owner || spec.startsWith(`${owner}/`) ? `${dir} README` : dir);
     }
