@@ -161,6 +161,62 @@ describe('FASTQ is read as input; a folder is named as such', () => {
   });
 });
 
+describe('records that are tiny or mostly N', () => {
+  // A normal record, one 6 bp long, one 60% N (over the documented 50%), one exactly half N (not "mostly").
+  const [normal] = readFileSync(small, 'utf8').trim().split(/\n(?=>)/).map((r) => r.split('\n').slice(1).join(''));
+  const input = join(tmp, 'mixed.fa');
+  writeFileSync(input, `>normal\n${normal}\n>tiny\nACGTAC\n>gappy\n${normal.slice(0, 200)}${'N'.repeat(300)}\n>half\n${normal.slice(0, 250)}${'n'.repeat(250)}\n`);
+  const rows = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8').trimEnd().split('\n');
+  const ids = (dir: string, file: string) => new Set(rows(dir, file).slice(1).map((l) => l.split('\t')[0].replace(/_chunk_.*/, '')));
+  const base = join(tmp, 'mixed-default');
+  const skipping = join(tmp, 'mixed-min-length');
+  const args = (out: string) => ['predict', input, '--models-dir', demo, '--backend', 'cpu', '-o', out];
+
+  it('by default: every record scored as the original would, one warning line for the mostly-N record, fraction_n in the summary', () => {
+    const r = runCli(args(base));
+    expect(r.status).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('mostly N'));
+    expect(warnings).toEqual(["virnucpro: warning: 1 record is mostly N (over 50% of the bases: 'gappy' 60%); their calls rest on few real bases (see fraction_n in sequence_summary.tsv)"]);
+    expect(r.stderr).not.toContain('min-length');
+    const summary = rows(base, 'sequence_summary.tsv');
+    expect(summary[0].split('\t').at(-1)).toBe('fraction_n');
+    expect(summary.slice(1).map((l) => [l.split('\t')[0], l.split('\t')[9], l.split('\t')[10]])).toEqual([
+      ['normal', expect.stringMatching(/^(virus|others|unscored)$/), '0.0000'],
+      ['tiny', expect.stringMatching(/^(virus|others|unscored)$/), '0.0000'],
+      ['gappy', expect.stringMatching(/^(virus|others|unscored)$/), '0.6000'],
+      ['half', expect.stringMatching(/^(virus|others|unscored)$/), '0.5000'],
+    ]);
+    expect(ids(base, 'chunk_scores.tsv')).toEqual(new Set(['normal', 'tiny', 'gappy', 'half']));
+  });
+
+  it('--min-length 100: the 6-bp record is skipped (one note line, call skipped, no other rows); the rest is unchanged', () => {
+    const r = runCli([...args(skipping), '--min-length', '100']);
+    expect(r.status).toBe(0);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('virnucpro: note: 1 record'))).toEqual([
+      "virnucpro: note: 1 record shorter than --min-length 100 skipped (call 'skipped' in sequence_summary.tsv, no other rows)",
+    ]);
+    const summary = rows(skipping, 'sequence_summary.tsv');
+    expect(summary[2]).toBe('tiny\t6\t0\t0\t0\t\t0\t0\t\tskipped\t0.0000');
+    expect(summary.filter((l) => !l.startsWith('tiny\t'))).toEqual(rows(base, 'sequence_summary.tsv').filter((l) => !l.startsWith('tiny\t')));
+    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'chunk_scores.tsv']) {
+      expect(ids(skipping, file).has('tiny'), file).toBe(false);
+      expect(rows(skipping, file), file).toEqual(rows(base, file).filter((l) => !l.startsWith('tiny_') && !l.startsWith('tiny\t')));
+    }
+    const run = JSON.parse(readFileSync(join(skipping, 'run_summary.json'), 'utf8'));
+    expect([run.minLength, run.skippedSequences, run.sequences]).toEqual([100, 1, 4]);
+    expect(JSON.parse(readFileSync(join(base, 'run_summary.json'), 'utf8'))).not.toHaveProperty('minLength');
+  });
+
+  it('prep --min-length skips the same record; a bad value is one line, exit 2', () => {
+    const r = runCli(['prep', input, '-o', join(tmp, 'mixed-prep'), '--min-length', '100']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/; 1 record shorter than --min-length 100 skipped\n$/);
+    expect(readFileSync(join(tmp, 'mixed-prep', 'mixed_chunked500.fa'), 'utf8')).not.toContain('>tiny');
+    const bad = runCli(['prep', input, '-o', join(tmp, 'mixed-prep-bad'), '--min-length', '0']);
+    expect([bad.status, bad.stderr]).toEqual([2, 'virnucpro: --min-length: expected a whole number of at least 1, got "0"\n']);
+  });
+});
+
 describe('a bad number', () => {
   it('is quoted as typed (not "got null")', () => {
     const r = runCli(['predict', small, '--models-dir', demo, '-o', join(tmp, 'nan-out'), '--token-budget', 'abc']);

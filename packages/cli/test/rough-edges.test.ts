@@ -85,8 +85,8 @@ describe('virnucpro predict: a sequence with no stop-free frame', () => {
     expect(r.status).toBe(0);
     expect(readFileSync(join(outDir, 'prediction_results.txt'), 'utf8').trim().split('\n')).toHaveLength(1);
     expect(readFileSync(join(outDir, 'sequence_summary.tsv'), 'utf8')).toBe(
-      'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\n' +
-        'all_stops\t500\t1\t0\t0\t\t0\t0\t\tunscored\n',
+      'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\tfraction_n\n' +
+        'all_stops\t500\t1\t0\t0\t\t0\t0\t\tunscored\t0.0000\n',
     );
     expect(readFileSync(join(outDir, 'chunk_scores.tsv'), 'utf8').split('\n')[1]).toBe('all_stops\tall_stops_chunk_1\t1\t500\t0\t\t\tunscored');
   });

@@ -35,7 +35,8 @@ function referenceLayout(L: number, C: number): [number, number][] {
 }
 
 const rows = (path: string) => readFileSync(path, 'utf8').trimEnd().split('\n').slice(1).map((l) => l.split('\t'));
-const fastaLength = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => !l.startsWith('>')).join('').length;
+const fastaSequence = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => !l.startsWith('>')).join('');
+const fastaLength = (path: string) => fastaSequence(path).length;
 const fastaId = (path: string) => readFileSync(path, 'utf8').split('\n')[0].slice(1).split(/\s/)[0];
 
 interface Expected {
@@ -147,6 +148,7 @@ describe.each([
     expect(row).toEqual([
       id, String(bases), String(expected.chunks.length), String(scored), String(viral), (viral / scored).toFixed(4),
       String(expected.regions.length), String(covered.size), row[8], 2 * viral >= scored ? 'virus' : 'others',
+      (fastaSequence(input).replace(/[^Nn]/g, '').length / bases).toFixed(4),
     ]);
     expect(Number(row[8])).toBe(Math.max(...expected.chunks.filter((c) => c.best).map((c) => Number(c.best))));
   });

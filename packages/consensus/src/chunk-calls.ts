@@ -34,10 +34,18 @@ export interface ChunkCall {
 }
 
 /** One input record's chunks in order; `length` known when the record was declared with its chunk layout. */
-export interface RecordCalls {
+export interface RecordCalls extends RecordFacts {
   id: string;
   length?: number;
   chunks: ChunkCall[];
+}
+
+/** What the reader knew of a declared record beyond its chunks (for sequence_summary.tsv). */
+export interface RecordFacts {
+  /** Bases that are N or n (undefined when not counted). */
+  nBases?: number;
+  /** Not run: shorter than the run's minimum length (it has no chunks then). */
+  skipped?: boolean;
 }
 
 /** Chunk call from the chunk's frame count and its best others / virus scores (the original's consensus rule). */

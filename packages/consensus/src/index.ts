@@ -19,6 +19,7 @@ export {
 } from './consensus.js';
 export {
   SEQUENCE_SUMMARY_FILE,
+  MOSTLY_N_SHARE,
   originalSequenceId,
   summarizeRecord,
   type SequenceSummary,
@@ -29,6 +30,7 @@ export {
   type ChunkCallLabel,
   type ChunkInterval,
   type RecordCalls,
+  type RecordFacts,
 } from './chunk-calls.js';
 export { UndeclaredFrameError } from './record-chunks.js';
 export {

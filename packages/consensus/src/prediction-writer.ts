@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
 import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
-import { CHUNK_SCORES_FILE, CHUNK_SCORES_HEADER, formatChunkScores, type ChunkInterval, type RecordCalls } from './chunk-calls.js';
+import { CHUNK_SCORES_FILE, CHUNK_SCORES_HEADER, formatChunkScores, type ChunkInterval, type RecordCalls, type RecordFacts } from './chunk-calls.js';
 import { RecordChunksCollector } from './record-chunks.js';
 import { SEQUENCE_SUMMARY_FILE, SEQUENCE_SUMMARY_HEADER, formatSequenceSummary, summarizeRecord } from './sequence-summary.js';
 import {
@@ -150,9 +150,18 @@ export class PredictionWriter implements StagedOutput {
    * Required for every record with `chunkFiles`; otherwise optional (the summary then knows each record's
    * length and its chunks without a frame).
    */
-  declareRecord(sequenceId: string, layout: readonly ChunkInterval[]): void {
+  declareRecord(sequenceId: string, layout: readonly ChunkInterval[], facts: RecordFacts = {}): void {
     this.assertOpen();
-    this.records.declare(sequenceId, layout);
+    this.records.declare(sequenceId, layout, facts);
+  }
+
+  /**
+   * Declares the next input record as skipped (e.g. shorter than the run's minimum length): it gets a
+   * sequence_summary.tsv row (call `skipped`, no chunks) and no row in any other file.
+   */
+  declareSkippedRecord(sequenceId: string, length: number, facts: RecordFacts = {}): void {
+    this.assertOpen();
+    this.records.declareSkipped(sequenceId, length, facts);
   }
 
   /**

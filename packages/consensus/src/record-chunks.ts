@@ -6,7 +6,7 @@
 // declarations, records are inferred from the frame ids (the id before the last `_chunk_`) and all kept until
 // `finish()` (frames of one record need not be adjacent then, as in a features file).
 
-import { chunkCall, type ChunkCall, type ChunkInterval, type RecordCalls } from './chunk-calls.js';
+import { chunkCall, type ChunkCall, type ChunkInterval, type RecordCalls, type RecordFacts } from './chunk-calls.js';
 import { consensusKey, type ConsensusKeyRule } from './consensus.js';
 import { originalSequenceId } from './sequence-summary.js';
 
@@ -25,6 +25,7 @@ class RecordState {
     readonly layout: readonly ChunkInterval[] | undefined,
     capacity: number,
     readonly declared: boolean,
+    readonly facts: RecordFacts & { length?: number } = {},
   ) {
     this.frames = new Uint32Array(capacity);
     this.max1 = new Float32Array(capacity).fill(NaN);
@@ -58,7 +59,14 @@ class RecordState {
         call: chunkCall(frames, this.max1[k], this.max2[k]),
       });
     }
-    return { id: this.id, ...(this.layout ? { length: this.layout[this.layout.length - 1].end } : {}), chunks };
+    const length = this.layout ? this.layout[this.layout.length - 1].end : this.facts.length;
+    return {
+      id: this.id,
+      ...(length !== undefined ? { length } : {}),
+      chunks,
+      ...(this.facts.nBases !== undefined ? { nBases: this.facts.nBases } : {}),
+      ...(this.facts.skipped ? { skipped: true } : {}),
+    };
   }
 }
 
@@ -77,10 +85,16 @@ export class RecordChunksCollector {
   constructor(private readonly rule: ConsensusKeyRule = 'original') {}
 
   /** A record with its chunk layout (`[start, end)` per chunk, 0-based), in input order, before its frames. */
-  declare(id: string, layout: readonly ChunkInterval[]): void {
+  declare(id: string, layout: readonly ChunkInterval[], facts: RecordFacts = {}): void {
     if (layout.length === 0) throw new RangeError(`record ${id}: a chunk layout has at least one chunk`);
     this.declaredAny = true;
-    this.pending.push(new RecordState(id, layout, layout.length, true));
+    this.pending.push(new RecordState(id, layout, layout.length, true, { ...facts, skipped: false }));
+  }
+
+  /** A record of `length` bases that the run skipped (in input order): no chunks, no frames; its summary row says so. */
+  declareSkipped(id: string, length: number, facts: RecordFacts = {}): void {
+    this.declaredAny = true;
+    this.pending.push(new RecordState(id, undefined, 0, true, { ...facts, length, skipped: true }));
   }
 
   /** A record cut into `chunks` chunks whose coordinates are not known (chunk_scores and regions need them). */

@@ -8,8 +8,9 @@
 // frame), viral_chunks (scored chunks whose consensus Is_Virus is True), fraction_viral (viral_chunks /
 // scored_chunks, 4 decimals; empty when nothing was scored), regions (kept viral regions) and viral_bases (bases
 // inside them; both empty without a chunk layout), best_virus_score (max score2 over the record's frames, numpy
-// float32 format; empty when nothing was scored), call.
-// Call rule: `unscored` when no chunk was scored; `virus` when at least half of the scored chunks are viral
+// float32 format; empty when nothing was scored), call, fraction_n (share of the record's bases that are N or n,
+// 4 decimals; empty when not counted; last, so readers of the first ten columns read on).
+// Call rule: `skipped` when the run skipped the record (shorter than --min-length); `unscored` when no chunk was scored; `virus` when at least half of the scored chunks are viral
 // (2·viral_chunks ≥ scored_chunks — the same tie-goes-to-virus preference as the per-chunk rule); else `others`.
 
 import type { RecordCalls } from './chunk-calls.js';
@@ -18,7 +19,12 @@ import { viralBases, type ViralRegion } from './viral-regions.js';
 
 export const SEQUENCE_SUMMARY_FILE = 'sequence_summary.tsv';
 export const SEQUENCE_SUMMARY_HEADER =
-  'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall';
+  'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\tfraction_n';
+/** The header before the `fraction_n` column (runs of earlier versions): the first ten columns are the same. */
+export const SEQUENCE_SUMMARY_HEADER_V1 = SEQUENCE_SUMMARY_HEADER.slice(0, SEQUENCE_SUMMARY_HEADER.lastIndexOf('\t'));
+
+/** A record whose share of N bases is above this is "mostly N": predict warns about it. */
+export const MOSTLY_N_SHARE = 0.5;
 
 const CHUNK_MARK = '_chunk_';
 
@@ -28,7 +34,7 @@ export function originalSequenceId(chunkKey: string): string {
   return at < 0 ? chunkKey : chunkKey.slice(0, at);
 }
 
-export type SequenceCall = 'virus' | 'others' | 'unscored';
+export type SequenceCall = 'virus' | 'others' | 'unscored' | 'skipped';
 
 export interface SequenceSummary {
   sequenceId: string;
@@ -45,6 +51,8 @@ export interface SequenceSummary {
   /** NaN when no frame of the sequence was scored; written as an empty field. */
   bestVirusScore: number;
   call: SequenceCall;
+  /** Share of the record's bases that are N (n); undefined when not counted. */
+  fractionN?: number;
 }
 
 /** Sequence call from chunk counts (see the file comment). */
@@ -73,7 +81,8 @@ export function summarizeRecord(record: RecordCalls, regions?: readonly ViralReg
     fractionViral: scored > 0 ? viral / scored : NaN,
     ...(regions ? { regions: regions.length, viralBases: viralBases(regions) } : {}),
     bestVirusScore: best,
-    call: sequenceCall(viral, scored),
+    call: record.skipped ? 'skipped' : sequenceCall(viral, scored),
+    ...(record.nBases !== undefined && record.length ? { fractionN: record.nBases / record.length } : {}),
   };
 }
 
@@ -87,7 +96,7 @@ export function formatSequenceSummary(rows: Iterable<SequenceSummary>): string {
     const best = Number.isNaN(r.bestVirusScore) ? '' : formatFloat32(r.bestVirusScore);
     text +=
       `${r.sequenceId}\t${field(r.length)}\t${r.chunks}\t${r.scoredChunks}\t${r.viralChunks}\t${fraction}\t` +
-      `${field(r.regions)}\t${field(r.viralBases)}\t${best}\t${r.call}\n`;
+      `${field(r.regions)}\t${field(r.viralBases)}\t${best}\t${r.call}\t${r.fractionN === undefined ? '' : r.fractionN.toFixed(4)}\n`;
   }
   return text;
 }

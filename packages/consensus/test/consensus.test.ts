@@ -78,7 +78,11 @@ describe('sequence summary', () => {
     const empty = summarizeRecord({ id: 'empty', length: 300, chunks: [chunk('empty_chunk_1', 'unscored')] }, []);
     expect(empty.call).toBe('unscored');
     // No stop-free frame, no score: fraction and best_virus_score are empty fields, never `nan`.
-    expect(formatSequenceSummary([z, empty])).toBe('z\t\t4\t2\t1\t0.5000\t\t\t0.8\tvirus\nempty\t300\t1\t0\t0\t\t0\t0\t\tunscored\n');
+    expect(formatSequenceSummary([z, empty])).toBe('z\t\t4\t2\t1\t0.5000\t\t\t0.8\tvirus\t\nempty\t300\t1\t0\t0\t\t0\t0\t\tunscored\t\n');
+    // fraction_n (last) when the reader counted N bases; a skipped record (no chunks) is called `skipped`.
+    const mostlyN = summarizeRecord({ id: 'n', length: 300, nBases: 201, chunks: [chunk('n_chunk_1', 'others', 0.1)] }, []);
+    const skipped = summarizeRecord({ id: 's', length: 6, nBases: 0, skipped: true, chunks: [] }, []);
+    expect(formatSequenceSummary([mostlyN, skipped])).toBe('n\t300\t1\t1\t0\t0.0000\t0\t0\t0.1\tothers\t0.6700\ns\t6\t0\t0\t0\t\t0\t0\t\tskipped\t0.0000\n');
   });
   it('call rule: at least half the scored chunks viral', () => {
     expect(sequenceCall(1, 2)).toBe('virus');

@@ -28,9 +28,9 @@ describe('PredictionWriter', () => {
     expect(readFileSync(files.predictions, 'utf8')).toBe(txt);
     expect(readFileSync(files.consensus, 'utf8')).toBe(csv);
     expect(readFileSync(files.summary!, 'utf8')).toBe(
-      'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\n' +
-        'synthetic_seq_1\t\t1\t1\t1\t1.0000\t\t\t0.9988405\tvirus\n' +
-        'synthetic_seq_2\t\t1\t1\t1\t1.0000\t\t\t0.93954605\tvirus\n',
+      'Sequence_ID\tlength\tchunks\tscored_chunks\tviral_chunks\tfraction_viral\tregions\tviral_bases\tbest_virus_score\tcall\tfraction_n\n' +
+        'synthetic_seq_1\t\t1\t1\t1\t1.0000\t\t\t0.9988405\tvirus\t\n' +
+        'synthetic_seq_2\t\t1\t1\t1\t1.0000\t\t\t0.93954605\tvirus\t\n',
     );
     expect(readdirSync(out).sort()).toEqual(['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv']);
   });
@@ -76,7 +76,8 @@ describe('PredictionWriter', () => {
     const out = join(root, 'chunks');
     const writer = await PredictionWriter.create(out, { chunkFiles: true });
     // 1,234 bp in 500-bp chunks: [0,500), [411,911), [822,1234) (virnucpro-reference.md §1.1)
-    writer.declareRecord('r', [{ start: 0, end: 500 }, { start: 411, end: 911 }, { start: 822, end: 1234 }]);
+    writer.declareRecord('r', [{ start: 0, end: 500 }, { start: 411, end: 911 }, { start: 822, end: 1234 }], { nBases: 617 });
+    writer.declareSkippedRecord('short', 6, { nBases: 0 }); // e.g. under --min-length: a summary row only
     writer.declareRecord('gap', [{ start: 0, end: 300 }]); // no frame at all
     writer.declareRecord('v', [{ start: 0, end: 500 }, { start: 250, end: 501 }]);
     await writer.writeBatch(['r_chunk_1F1', 'r_chunk_1R2', 'r_chunk_1R3', 'r_chunk_3F3'], [0.2, 0.8, 0.1, 0.9, 0.05, 0.9, 0.7, 0.3]);
@@ -97,9 +98,10 @@ describe('PredictionWriter', () => {
     expect(readFileSync(files.regionsBed!, 'utf8')).toBe('v\t0\t501\tv_region_1\t550\t.\n');
     expect(readFileSync(files.summary!, 'utf8')).toBe(
       `${SEQUENCE_SUMMARY_HEADER}\n` +
-        'r\t1234\t3\t2\t1\t0.5000\t0\t0\t0.9\tvirus\n' +
-        'gap\t300\t1\t0\t0\t\t0\t0\t\tunscored\n' +
-        'v\t501\t2\t2\t2\t1.0000\t1\t501\t0.6\tvirus\n',
+        'r\t1234\t3\t2\t1\t0.5000\t0\t0\t0.9\tvirus\t0.5000\n' +
+        'short\t6\t0\t0\t0\t\t0\t0\t\tskipped\t0.0000\n' +
+        'gap\t300\t1\t0\t0\t\t0\t0\t\tunscored\t\n' +
+        'v\t501\t2\t2\t2\t1.0000\t1\t501\t0.6\tvirus\t\n',
     );
     expect(readFileSync(files.consensus, 'utf8')).toBe('Modified_ID\tIs_Virus\nr_chunk_1\tTrue\nr_chunk_3\tFalse\nv_chunk_1\tTrue\nv_chunk_2\tTrue\n');
     expect(readdirSync(out).sort()).toEqual(

@@ -71,6 +71,17 @@ describe('readReportData', () => {
     expect(Object.keys((await readReportData(run, { maxTotalTrackPoints: 5 })).tracks)).toEqual(['d']);
   });
 
+  it('reads a run made before the fraction_n column (the same first ten columns)', async () => {
+    const before = join(root, 'before-fraction-n');
+    const { cpSync } = await import('node:fs');
+    cpSync(run, before, { recursive: true });
+    const summary = join(before, 'sequence_summary.tsv');
+    const lines = readFileSync(summary, 'utf8').split('\n').slice(0, -1);
+    writeFileSync(summary, lines.map((line) => line.slice(0, line.lastIndexOf('\t'))).join('\n') + '\n');
+    expect(readFileSync(summary, 'utf8').split('\n')[0].split('\t')).toHaveLength(10);
+    expect((await readReportData(before)).counts).toEqual((await readReportData(run)).counts);
+  });
+
   it('refuses a folder of an older version, or no run, with a clear error', async () => {
     const old = join(root, 'old');
     const { cpSync } = await import('node:fs');

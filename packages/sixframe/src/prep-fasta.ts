@@ -16,6 +16,8 @@ export interface PrepCounts {
   chunks: number;
   /** Kept frames written to the nucleotide and protein files. */
   frames: number;
+  /** Records shorter than `minLength`, skipped (counted in `records` and `bases` too). */
+  skipped: number;
 }
 
 export interface PrepOptions {
@@ -25,6 +27,8 @@ export interface PrepOptions {
   outDir: string;
   /** Output name stem; default: the input file name up to its first `.fa` (see {@link inputStem}). */
   stem?: string;
+  /** Records shorter than this many bases are skipped (not chunked; counted in `skipped`). Default: none, as the original. */
+  minLength?: number;
   /** Called after every batch of records (a few hundred KiB of input). */
   onProgress?: (counts: Readonly<PrepCounts>) => void;
   /** Aborting removes the temp files and rejects with the signal's reason. */
@@ -58,7 +62,8 @@ export async function prepFasta(input: string, options: PrepOptions): Promise<Pr
 
   const paths = prepOutputPaths(outDir, options.stem ?? inputStem(input), chunkSize);
   const writer = await PrepWriter.open(paths, { outDir });
-  const counts: PrepCounts = { records: 0, bases: 0, chunks: 0, frames: 0 };
+  const counts: PrepCounts = { records: 0, bases: 0, chunks: 0, frames: 0, skipped: 0 };
+  const minLength = options.minLength ?? 0;
   try {
     for await (const batch of readFastaBatches(input, { leadingText: 'error' })) {
       for (const record of batch) {
@@ -75,6 +80,10 @@ export async function prepFasta(input: string, options: PrepOptions): Promise<Pr
             `record '${record.id}': character ${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) at sequence position ${bad.index + 1} is not a sequence letter (expected printable ASCII such as ACGT, IUPAC codes or N)`);
         }
         counts.bases += sequence.length;
+        if (sequence.length < minLength) {
+          counts.skipped++;
+          continue;
+        }
         for (const chunk of chunkRecord(record, chunkSize)) {
           const frames = identifyFrames(chunk.id, chunk.sequence);
           counts.chunks++;

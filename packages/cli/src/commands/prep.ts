@@ -26,6 +26,7 @@ export const prepCommand: CommandModule = {
         describe: 'chunk length in bases (match the VirNucPro model: 300 or 500)',
       })
       .option('out-dir', { alias: 'o', type: 'string', default: '.', describe: 'directory for the output files (created if missing)' })
+      .option('min-length', { type: 'string', describe: 'skip records shorter than this many bases (counted) [default: none, as the original]' })
       .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite output files that already exist' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
       .epilogue(
@@ -44,6 +45,11 @@ export const prepCommand: CommandModule = {
       const chunkSize = Number(args.length);
       const outDir = resolve(args['out-dir'] as string);
       const quiet = Boolean(args.quiet);
+      const typed = args['min-length'] as string | undefined; // text, so a bad value is quoted as typed
+      const minLength = typed === undefined ? undefined : Number(typed);
+      if (typed !== undefined && !(/^\s*\d+\s*$/.test(typed) && minLength! >= 1)) {
+        throw new UsageError(`--min-length: expected a whole number of at least 1, got ${JSON.stringify(typed)}`);
+      }
       // The overwrite rule of every command: existing results stay unless --force.
       const existing = Object.values(prepOutputPaths(outDir, inputStem(input), chunkSize)).filter((path) => existsSync(path));
       if (existing.length && !args.force) {
@@ -59,6 +65,7 @@ export const prepCommand: CommandModule = {
             chunkSize,
             outDir,
             signal,
+            ...(minLength !== undefined ? { minLength } : {}),
             onProgress: progress && ((counts) => progress.update(counts)),
           });
           progress?.clear();
@@ -68,7 +75,8 @@ export const prepCommand: CommandModule = {
             console.error(
               `prep: ${plural(summary.records, 'record')} (${summary.bases.toLocaleString('en-US')} bases) → ` +
                 `${plural(summary.chunks, 'chunk')} of ≤ ${chunkSize} bp → ${plural(summary.frames, 'stop-free frame')} ` +
-                `in ${seconds.toFixed(1)} s`,
+                `in ${seconds.toFixed(1)} s` +
+                (minLength !== undefined ? `; ${plural(summary.skipped, 'record')} shorter than --min-length ${minLength} skipped` : ''),
             );
           }
         } catch (err) {

@@ -43,6 +43,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'checkpoint-seconds', kind: 'integer', min: 0, default: 300, description: 'also write a shard when finished frames have waited this long (0 = only --checkpoint-every)' },
   { key: 'resume', kind: 'boolean', default: false, description: 'continue an interrupted run in --out-dir from its checkpoints' },
   { key: 'force', kind: 'boolean', default: false, description: 'overwrite results already in --out-dir' },
+  { key: 'min-length', kind: 'integer', min: 1, description: 'skip records shorter than this many bases (counted, and called `skipped` in sequence_summary.tsv) [default: none, as the original]' },
   { key: 'allow-non-dna', kind: 'boolean', default: false, description: 'run on records that are not DNA (more than 10% of their characters outside ACGTUN and the IUPAC codes) instead of refusing them' },
   { key: 'region-gap', kind: 'integer', min: 0, default: 1, description: 'viral regions: non-viral chunks allowed between two joined viral chunks (unscored chunks do not count)' },
   { key: 'region-max-gap', kind: 'integer', min: 0, default: 5000, description: 'viral regions: bases allowed between two joined viral chunks' },
@@ -83,6 +84,8 @@ export interface PredictOptions {
   regionMaxGap: number;
   minRegionChunks: number;
   allowNonDna: boolean;
+  /** --min-length: records shorter than it are skipped; undefined = none. */
+  minLength?: number;
   quiet: boolean;
   /** --shard K/N (parsed). */
   shard?: ShardSpec;

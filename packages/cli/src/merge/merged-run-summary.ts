@@ -41,6 +41,7 @@ export function mergedRunSummary(set: ShardSet): MergedRunSummary {
     devices: [...new Set(runs.flatMap((r) => r.devices))],
     workers: first.workers,
     sequences,
+    ...(first.minLength !== undefined ? { minLength: first.minLength, skippedSequences: sum((r) => r.skippedSequences ?? 0) } : {}),
     chunks: sum((r) => r.chunks),
     frames,
     resumedSequences: sum((r) => r.resumedSequences),

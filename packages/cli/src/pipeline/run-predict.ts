@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { openCheckpoint, CheckpointMismatchError } from '@virnucpro/checkpoint';
 import { onTerminationSignal } from '../termination-signal.js';
 import { AtomicFile, assertOutputDirUsable, commitAll, OutputDirNotEmptyError, removeStaleTempFiles, type StagedOutput } from '@virnucpro/atomic-file';
-import { loadMlp, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
+import { loadMlp, MOSTLY_N_SHARE, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
 import { chunkLayout, prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
 import { packWindowFor, runEmbedding, startPool, type WorkerPool, type WorkerTelemetry } from '@virnucpro/runtime';
 import { defaultTokenBudget, planCompute, type ComputeDescription, type ComputePlan } from '@virnucpro/compute';
@@ -20,7 +20,7 @@ import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import type { FeaturesCounters } from './features-worker.js';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
-import { countFrames, framesFromFasta, type FrameCounts } from './frames-source.js';
+import { countFrames, emptyFrameCounts, framesFromFasta, type FrameCounts } from './frames-source.js';
 import { fingerprintFastaRecords } from './input-fingerprint.js';
 import { InputCheck } from './input-check.js';
 import { startPipelineTrace } from './pipeline-trace.js';
@@ -29,6 +29,7 @@ import { demoModelsFolder, resolveModelPaths } from './resolve-models.js';
 import { selectShard } from '../sharding/shard-plan.js';
 import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-file.js';
 import { workerEventWarning } from '../progress/worker-events.js';
+import { plural } from '../progress/plural.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
 import { shardSummary } from '../sharding/shard-summary.js';
 
@@ -80,7 +81,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
   const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
   let countSeconds = 0;
-  const counting = countFrames(options.input, options.length, new InputCheck(options.input, options.input, options.allowNonDna), shard?.includes).finally(() => {
+  const check = new InputCheck(options.input, options.input, options.allowNonDna);
+  const counting = countFrames(options.input, options.length, { check, select: shard?.includes, minLength: options.minLength }).finally(() => {
     reading.end();
     countSeconds = (Date.now() - countStart) / 1000;
   });
@@ -220,13 +222,20 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       );
     }
 
-    const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0 };
+    for (const line of inputNotes(totals, options.minLength)) reporter.log(line);
+    const counts = emptyFrameCounts();
     const activeWriter = writer;
     const shardRecords: ShardRecord[] = [];
-    const frames = framesFromFasta(options.input, options.length, counts, intermediate, (id, _chunks, recordIndex, length) => {
-      activeWriter.declareRecord(id, chunkLayout(length, options.length));
-      if (shard) shardRecords.push({ inputRecord: recordIndex + 1, id });
-    }, undefined, shard?.includes);
+    const frames = framesFromFasta(options.input, options.length, counts, {
+      intermediate,
+      select: shard?.includes,
+      minLength: options.minLength,
+      onRecord: ({ id, recordIndex, length, nBases, skipped }) => {
+        if (skipped) activeWriter.declareSkippedRecord(id, length, { nBases });
+        else activeWriter.declareRecord(id, chunkLayout(length, options.length), { nBases });
+        if (shard) shardRecords.push({ inputRecord: recordIndex + 1, id });
+      },
+    });
     // The frames this run computes (a resumed run restores the others; their tokens in proportion).
     const toCompute = Math.max(0, totals.frames - checkpoint.report.restoredItems);
     const estimate = new RunEstimate({
@@ -307,6 +316,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     await checkpoint.close({ complete: true });
     removeSignalHandlers();
     summary.sequences = counts.sequences;
+    if (options.minLength !== undefined) summary.minLength = { minLength: options.minLength, skippedSequences: counts.skipped };
     summary.chunks = counts.chunks;
     summary.frames = counts.frames;
     summary.resumedSequences = run.stats.resumedSequences;
@@ -440,4 +450,23 @@ function mlpThreadsFromEnv(value: string | undefined): number | undefined {
   const threads = Number(value);
   if (!Number.isInteger(threads) || threads < 0) throw new UsageError(`${MLP_THREADS_ENV} must be a whole number ≥ 0 (0: the MLP on the main thread), got '${value}'`);
   return threads;
+}
+
+/**
+ * What predict says about the input once it has been read: records skipped by --min-length, and records that are
+ * mostly N (more than MOSTLY_N_SHARE of their bases), whose calls rest on few real bases. One line each.
+ */
+export function inputNotes(totals: FrameCounts, minLength: number | undefined): string[] {
+  const lines: string[] = [];
+  if (minLength !== undefined && totals.skipped > 0) {
+    lines.push(`virnucpro: note: ${plural(totals.skipped, 'record')} shorter than --min-length ${minLength} skipped (call 'skipped' in sequence_summary.tsv, no other rows)`);
+  }
+  if (totals.mostlyN > 0) {
+    const more = totals.mostlyN > totals.mostlyNExamples.length ? ', …' : '';
+    lines.push(
+      `virnucpro: warning: ${plural(totals.mostlyN, 'record')} ${totals.mostlyN === 1 ? 'is' : 'are'} mostly N (over ${100 * MOSTLY_N_SHARE}% of the bases: ` +
+        `${totals.mostlyNExamples.join(', ')}${more}); their calls rest on few real bases (see fraction_n in sequence_summary.tsv)`,
+    );
+  }
+  return lines;
 }

@@ -55,6 +55,9 @@ export interface RunSummary {
   workerStats?: WorkerStats[];
   /** With --shard K/N: which part of which input this run holds (what `virnucpro merge` checks). */
   shard?: ShardSummary;
+  /** With --min-length N: N, and the records shorter than it that were skipped. */
+  minLength?: number;
+  skippedSequences?: number;
 }
 
 /** One worker's share of the run, as the runtime measured it. */
@@ -92,6 +95,8 @@ export class RunSummaryBuilder {
   gpuBusySamples = 0;
   gpuBusyPercentSum = 0;
   workerStats?: WorkerStats[];
+  /** With --min-length. */
+  minLength?: { minLength: number; skippedSequences: number };
   private precision = 'fp32';
   private cuda?: CudaDeviceSummary;
 
@@ -169,6 +174,7 @@ export class RunSummaryBuilder {
       framesPerSecond: per(this.frames),
       tokensPerSecond: { esm: per(this.esmTokens), dnabert: per(this.dnabertTokens) },
       ...(this.workerStats ? { workerStats: this.workerStats } : {}),
+      ...(this.minLength ?? {}),
     };
   }
 }

@@ -28,6 +28,8 @@ export interface ShardSettings {
   precision: string;
   /** How chunks were joined into viral regions (absent in shards of versions before viral_regions.tsv). */
   regions?: RegionOptions;
+  /** --min-length (absent when not given). */
+  minLength?: number;
 }
 
 type ModelIdentity = ReturnType<typeof describeModel>;
@@ -36,7 +38,7 @@ type ModelIdentity = ReturnType<typeof describeModel>;
 export function shardSummary(
   selection: ShardSelection,
   inputFingerprint: string,
-  result: { chunkLength: number; backend: string; precision: string; regions?: RegionOptions },
+  result: { chunkLength: number; backend: string; precision: string; regions?: RegionOptions; minLength?: number },
   models: { esm: string; dnabert: string; mlp: string },
 ): ShardSummary {
   return {
@@ -52,6 +54,7 @@ export function shardSummary(
       backend: result.backend,
       precision: result.precision,
       ...(result.regions ? { regions: result.regions } : {}),
+      ...(result.minLength !== undefined ? { minLength: result.minLength } : {}),
     },
   };
 }

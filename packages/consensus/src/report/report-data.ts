@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CHUNK_SCORES_FILE, CHUNK_SCORES_HEADER } from '../chunk-calls.js';
-import { SEQUENCE_SUMMARY_FILE, SEQUENCE_SUMMARY_HEADER } from '../sequence-summary.js';
+import { SEQUENCE_SUMMARY_FILE, SEQUENCE_SUMMARY_HEADER, SEQUENCE_SUMMARY_HEADER_V1 } from '../sequence-summary.js';
 import { VIRAL_REGIONS_FILE, VIRAL_REGIONS_HEADER } from '../viral-regions.js';
 
 export const RUN_SUMMARY_FILE = 'run_summary.json';
@@ -85,9 +85,9 @@ async function* lines(path: string): AsyncGenerator<string> {
 
 const num = (s: string | undefined) => (s === undefined || s === '' ? NaN : Number(s));
 
-async function expectHeader(dir: string, file: string, header: string, it: AsyncIterator<string>): Promise<void> {
+async function expectHeader(dir: string, file: string, header: string | readonly string[], it: AsyncIterator<string>): Promise<void> {
   const first = await it.next();
-  if (first.done || first.value !== header) {
+  if (first.done || !(typeof header === 'string' ? [header] : header).includes(first.value)) {
     throw new ReportInputError(
       `${join(dir, file)}: not the ${file} this version writes (its first line is ${first.done ? 'missing' : `'${first.value.slice(0, 80)}'`}); ` +
         'the run was made by an older virnucpro: run predict again (with --resume, the checkpoints are reused)',
@@ -129,7 +129,8 @@ export async function readReportData(runDir: string, options: ReportOptions = {}
   let kept: (ReportRecord & { order: number })[] = [];
   {
     const it = lines(join(runDir, SEQUENCE_SUMMARY_FILE))[Symbol.asyncIterator]();
-    await expectHeader(runDir, SEQUENCE_SUMMARY_FILE, SEQUENCE_SUMMARY_HEADER, it);
+    // Runs made before the fraction_n column have the same first ten columns.
+    await expectHeader(runDir, SEQUENCE_SUMMARY_FILE, [SEQUENCE_SUMMARY_HEADER, SEQUENCE_SUMMARY_HEADER_V1], it);
     for (let next = await it.next(); !next.done; next = await it.next()) {
       const f = next.value.split('\t');
       const r = {
