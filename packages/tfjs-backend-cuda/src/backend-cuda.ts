@@ -2,7 +2,7 @@
 // kernels compiled by NVRTC, GEMMs by cuBLASLt. Float32 tensors are stored in the precision's storage type.
 import { DataStorage, engine, KernelBackend, type BackendTimingInfo, type BackendValues, type DataId, type DataType, type TensorInfo } from '@tensorflow/tfjs-core';
 import { CachingAllocator } from './caching-allocator.js';
-import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand } from './cublaslt.js';
+import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand, type GemmAlgoChoice } from './cublaslt.js';
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
@@ -93,6 +93,10 @@ export class CudaBackend extends KernelBackend {
   fp8Bf16Layers: Set<Fp8LayerRole>;
   /** fp8: accumulate FP8 products in the tensor cores' faster, less exact way ($VIRNUCPRO_FP8_FAST_ACCUM=1). */
   fp8FastAccum: boolean;
+  /** fp16/bf16: fc1's GELU in cuBLASLt's epilogue (tanh form, on the fp32 sum before rounding; it differs from the
+   * erf GELU by < 5e-4, under bf16's rounding) instead of an erf pass over the output ($VIRNUCPRO_GELU_EPILOGUE=0:
+   * the erf pass, the A/B). fp32 always runs the erf GELU. */
+  geluEpilogue: boolean;
   /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
    * tools switch fp8FastAccum at run time). */
   private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
@@ -118,6 +122,7 @@ export class CudaBackend extends KernelBackend {
     this.storage = floatStorage(this.precision);
     this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM === '1';
+    this.geluEpilogue = process.env.VIRNUCPRO_GELU_EPILOGUE !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
@@ -273,6 +278,20 @@ export class CudaBackend extends KernelBackend {
     this.launch(fp8Source, 'weight_quantize_transposed', [], [Math.ceil(cols / 32), Math.ceil(inner / 32), 1], [32, 8, 1], 0, 'pppii', w, q.scales, q.data, inner, cols);
     d.fp8Weight = q;
     return q;
+  }
+
+  /** How GEMM algorithms are chosen (see GemmAlgoChoice); benchmarks switch it at run time for the A/B. */
+  get gemmAlgoChoice(): GemmAlgoChoice {
+    return this.blas.algoChoice;
+  }
+
+  set gemmAlgoChoice(choice: GemmAlgoChoice) {
+    this.blas.algoChoice = choice;
+  }
+
+  /** GEMM plans whose row count the weight shape's pinned algorithm could not serve (not batch-invariant). */
+  get unpinnedGemms(): ReadonlySet<string> {
+    return this.blas.unpinned;
   }
 
   /** The GEMM mode table of the accumulation mode in force. */
@@ -445,10 +464,10 @@ export class CudaBackend extends KernelBackend {
     else run();
   }
 
-  /** Y = X·W (+bias) (+residual) through cuBLASLt (see CublasLt.matmul). */
-  gemm(rows: number, inner: number, cols: number, x: DevicePtr, w: DevicePtr, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined): void {
-    const run = () => this.blas.matmul({ rows, inner, cols, bias: bias !== undefined, storage: this.storage }, x, w, y, bias, residual, this.stream);
-    if (this.profiler) this.profiler.around(`gemm ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}`, run);
+  /** Y = X·W (+bias) (+residual) (+GELU in the epilogue, fp16/bf16 only) through cuBLASLt (see CublasLt.matmul). */
+  gemm(rows: number, inner: number, cols: number, x: DevicePtr, w: DevicePtr, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, gelu = false): void {
+    const run = () => this.blas.matmul({ rows, inner, cols, bias: bias !== undefined, storage: this.storage, gelu }, x, w, y, bias, residual, this.stream);
+    if (this.profiler) this.profiler.around(`gemm ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}${gelu ? ' +gelu' : ''}`, run);
     else run();
   }
 

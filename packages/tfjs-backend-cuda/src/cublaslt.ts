@@ -1,5 +1,8 @@
-// cuBLASLt through koffi: row-major GEMMs Y = X·W (+ bias) (+ residual) with fp32 accumulation.
-// One plan (descriptors + the algorithm cuBLASLt's heuristic ranks first) per shape, made once and cached.
+// cuBLASLt through koffi: row-major GEMMs Y = X·W (+ bias) (+ residual) (+ GELU) with fp32 accumulation.
+// One plan (descriptors + algorithm) per shape, made once and cached. The algorithm is pinned per weight shape:
+// cuBLASLt's heuristic reads the row count and may pick another tile or split K for another batch, which changes
+// the order of a row's sums, so a token's numbers would depend on its batch (docs/architecture.md, batch
+// invariance). The algorithm ranked first at PIN_ROWS rows, with split-K off, serves every row count.
 import type { DevicePtr, Handle } from './cuda-driver.js';
 import { bindLibrary, type NativeFunction } from './koffi.js';
 import type { StorageType } from './precision.js';
@@ -17,6 +20,11 @@ const DESC_B_SCALE_POINTER = 18;
 const DESC_FAST_ACCUM = 25;
 const DESC_BIAS_DATA_TYPE = 26;
 const DESC_A_SCALE_MODE = 31;
+const ALGO_CONFIG_SPLITK_NUM = 2;
+const ALGO_CONFIG_REDUCTION_SCHEME = 3;
+const REDUCTION_SCHEME_NONE = 0;
+const EPILOGUE_GELU_BIAS = 36;
+const EPILOGUE_GELU = 32;
 const DESC_B_SCALE_MODE = 32;
 const SCALE_OUTER_VEC_32F = 3;
 const OP_T = 1;
@@ -36,6 +44,23 @@ export interface GemmShape {
   bias: boolean;
   /** Storage type of X, W, bias, residual and Y. */
   storage: StorageType;
+  /** GELU in cuBLASLt's epilogue (its tanh form, applied to the fp32 sum before rounding): fp16/bf16 only. */
+  gelu?: boolean;
+}
+
+/** Rows at which a weight shape's algorithm is chosen (a typical packed batch), then used for every row count. */
+export const PIN_ROWS = 16384;
+/** Row counts at which a pinned algorithm must be accepted (PIN_ROWS last). */
+const PROBE_ROWS = [1, 7, 64, 333, 4099, PIN_ROWS];
+
+/**
+ * `pinned` (default): one algorithm per weight shape, split-K off, for every row count (batch-invariant bytes).
+ * `per-rows`: the heuristic's first choice for each row count (VIRNUCPRO_GEMM_ALGO=per-rows; the A/B that measures
+ * what pinning costs).
+ */
+export type GemmAlgoChoice = 'pinned' | 'per-rows';
+export function gemmAlgoChoice(env: NodeJS.ProcessEnv = process.env): GemmAlgoChoice {
+  return env.VIRNUCPRO_GEMM_ALGO === 'per-rows' ? 'per-rows' : 'pinned';
 }
 
 /**
@@ -71,10 +96,16 @@ export class CublasLt {
   private readonly pointer = new BigUint64Array(1);
   private readonly u32 = new Uint32Array(1);
   readonly version: number;
+  /** Algorithm per weight shape (key without the rows), split-K off; see PIN_ROWS. */
+  private readonly pinnedAlgos = new Map<string, Buffer | null>();
+  /** Plans whose row count the pinned algorithm could not serve (they use the heuristic's choice: not batch-invariant). */
+  readonly unpinned = new Set<string>();
 
   constructor(
     libraryPath: string,
     private readonly workspace: { ptr: DevicePtr; bytes: number },
+    /** Changeable at run time (benchmarks A/B it in one process): plans are cached per choice. */
+    public algoChoice: GemmAlgoChoice = gemmAlgoChoice(),
   ) {
     this.fn = bindLibrary(libraryPath, [
       'int cublasLtCreate(void *handle)',
@@ -85,6 +116,10 @@ export class CublasLt {
       'int cublasLtMatmulPreferenceCreate(void *pref)',
       'int cublasLtMatmulPreferenceSetAttribute(void *pref, int attribute, void *value, size_t size)',
       'int cublasLtMatmulAlgoGetHeuristic(void *handle, void *desc, void *a, void *b, void *c, void *d, void *pref, int requested, void *results, void *returned)',
+      'int cublasLtMatmulAlgoConfigSetAttribute(void *algo, int attribute, void *value, size_t size)',
+      'int cublasLtMatmulAlgoCheck(void *handle, void *desc, void *a, void *b, void *c, void *d, void *algo, void *result)',
+      'int cublasLtMatrixLayoutDestroy(uint64_t layout)',
+      'int cublasLtMatmulPreferenceDestroy(uint64_t pref)',
       'int cublasLtMatmul(void *handle, void *desc, void *alpha, uint64_t a, void *adesc, uint64_t b, void *bdesc, void *beta, uint64_t c, void *cdesc, uint64_t d, void *ddesc, void *algo, uint64_t workspace, size_t workspaceBytes, void *stream)',
     ]);
     this.version = Number(this.fn.cublasLtGetVersion());
@@ -157,7 +192,8 @@ export class CublasLt {
   private readonly fp8Plans = new Map<string, Plan | null>();
 
   private planFp8(mode: Fp8GemmMode, shape: GemmShape, fastAccum: boolean): Plan | null {
-    const key = `${mode}:${shape.rows}:${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}:${fastAccum}`;
+    const weightKey = `fp8:${mode}:${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}:${fastAccum}`;
+    const key = `${this.algoChoice}:${shape.rows}:${weightKey}`;
     const known = this.fp8Plans.get(key);
     if (known !== undefined) return known;
     let plan: Plan | null = null;
@@ -187,9 +223,12 @@ export class CublasLt {
         this.setDesc(desc, DESC_B_SCALE_POINTER, this.pointer);
       }
       const a = this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, shape.cols, shape.inner);
-      const b = this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, shape.rows, shape.inner);
-      const d = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, shape.rows, shape.cols);
-      const algo = this.heuristic(desc, a, b, d);
+      const rowLayouts = (rows: number) => ({
+        b: this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, rows, shape.inner),
+        d: this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols),
+      });
+      const { b, d } = rowLayouts(shape.rows);
+      const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts);
       if (algo) plan = { desc, a, b, d, algo };
     } catch {
       plan = null;
@@ -198,48 +237,94 @@ export class CublasLt {
     return plan;
   }
 
-  /** The algorithm cuBLASLt's heuristic ranks first, or undefined when it has none. */
-  private heuristic(desc: bigint, a: bigint, b: bigint, d: bigint): Buffer | undefined {
+  /**
+   * The algorithm for a plan: the weight shape's pinned one when cuBLASLt accepts it for these rows, else the
+   * heuristic's choice for these rows (recorded in `unpinned`). The pinned one is the heuristic's best at PIN_ROWS
+   * that, with split-K off, cuBLASLt accepts at every probe row count (odd shapes rule some algorithms out at some).
+   */
+  private chooseAlgo(weightKey: string, planKey: string, desc: bigint, a: bigint, b: bigint, d: bigint, rowLayouts: (rows: number) => { b: bigint; d: bigint }): Buffer | undefined {
+    if (this.algoChoice === 'per-rows') return this.heuristics(desc, a, b, d, 1)[0];
+    let pinned = this.pinnedAlgos.get(weightKey);
+    if (pinned === undefined) {
+      const probes = PROBE_ROWS.map(rowLayouts);
+      const at = probes[probes.length - 1]; // PIN_ROWS
+      pinned = this.heuristics(desc, a, at.b, at.d, 16)
+        .map((algo) => this.withoutSplitK(algo))
+        .find((algo) => probes.every((p) => this.accepts(desc, a, p.b, p.d, algo))) ?? null;
+      for (const p of probes) {
+        this.fn.cublasLtMatrixLayoutDestroy(p.b);
+        this.fn.cublasLtMatrixLayoutDestroy(p.d);
+      }
+      this.pinnedAlgos.set(weightKey, pinned);
+    }
+    if (pinned && this.accepts(desc, a, b, d, pinned)) return Buffer.from(pinned);
+    this.unpinned.add(planKey);
+    return this.heuristics(desc, a, b, d, 1)[0];
+  }
+
+  private withoutSplitK(algo: Buffer): Buffer {
+    this.u32[0] = 1;
+    this.check('cublasLtMatmulAlgoConfigSetAttribute', this.fn.cublasLtMatmulAlgoConfigSetAttribute(algo, ALGO_CONFIG_SPLITK_NUM, this.u32, 4));
+    this.u32[0] = REDUCTION_SCHEME_NONE;
+    this.check('cublasLtMatmulAlgoConfigSetAttribute', this.fn.cublasLtMatmulAlgoConfigSetAttribute(algo, ALGO_CONFIG_REDUCTION_SCHEME, this.u32, 4));
+    return algo;
+  }
+
+  /** Whether cuBLASLt accepts `algo` for these layouts within our workspace. */
+  private accepts(desc: bigint, a: bigint, b: bigint, d: bigint, algo: Buffer): boolean {
+    const result = Buffer.alloc(HEURISTIC_RESULT_BYTES);
+    const status = this.fn.cublasLtMatmulAlgoCheck(this.handle, desc, a, b, d, d, algo, result) as number;
+    return status === 0 && result.readBigUInt64LE(64) <= BigInt(this.workspace.bytes);
+  }
+
+  /** Up to `count` algorithms in the order cuBLASLt's heuristic ranks them (empty when it has none). */
+  private heuristics(desc: bigint, a: bigint, b: bigint, d: bigint, count: number): Buffer[] {
     const pref = this.out('cublasLtMatmulPreferenceCreate');
     const wsBytes = new BigUint64Array([BigInt(this.workspace.bytes)]);
     this.check('cublasLtMatmulPreferenceSetAttribute', this.fn.cublasLtMatmulPreferenceSetAttribute(pref, PREF_MAX_WORKSPACE_BYTES, wsBytes, 8));
-    const results = Buffer.alloc(HEURISTIC_RESULT_BYTES);
+    const results = Buffer.alloc(HEURISTIC_RESULT_BYTES * count);
     const returned = new Int32Array(1);
-    const status = this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, d, d, pref, 1, results, returned) as number;
-    if (status !== 0 || returned[0] < 1 || results.readInt32LE(72) !== 0) return undefined;
-    return Buffer.from(results.subarray(0, 64));
+    const status = this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, d, d, pref, count, results, returned) as number;
+    this.fn.cublasLtMatmulPreferenceDestroy(pref);
+    if (status !== 0) return [];
+    const algos: Buffer[] = [];
+    for (let i = 0; i < returned[0]; i++) {
+      const at = i * HEURISTIC_RESULT_BYTES;
+      if (results.readInt32LE(at + 72) === 0) algos.push(Buffer.from(results.subarray(at, at + 64)));
+    }
+    return algos;
   }
 
   private plan(shape: GemmShape): Plan {
-    const key = `${shape.rows}:${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}`;
+    const weightKey = `${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}:${shape.gelu ?? false}`;
+    const key = `${this.algoChoice}:${shape.rows}:${weightKey}`;
     let plan = this.plans.get(key);
     if (plan) return plan;
     if (shape.storage === 'i32') throw new Error('cuBLASLt GEMMs are for float storage');
+    if (shape.gelu && shape.storage === 'f32') throw new Error("cuBLASLt's GELU epilogue is the tanh form: fp32 keeps the erf GELU kernel");
     const type = CUDA_R[shape.storage];
     const desc = this.out('cublasLtMatmulDescCreate', COMPUTE_32F, CUDA_R.f32);
     this.u32[0] = OP_N;
     this.setDesc(desc, DESC_TRANSA, this.u32);
     this.setDesc(desc, DESC_TRANSB, this.u32);
-    this.u32[0] = shape.bias ? EPILOGUE_BIAS : EPILOGUE_DEFAULT;
+    this.u32[0] = shape.gelu ? (shape.bias ? EPILOGUE_GELU_BIAS : EPILOGUE_GELU) : shape.bias ? EPILOGUE_BIAS : EPILOGUE_DEFAULT;
     this.setDesc(desc, DESC_EPILOGUE, this.u32);
-    const a = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, shape.inner, shape.cols);
-    const b = this.out('cublasLtMatrixLayoutCreate', type, shape.inner, shape.rows, shape.inner);
-    const d = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, shape.rows, shape.cols);
-    const pref = this.out('cublasLtMatmulPreferenceCreate');
-    const wsBytes = new BigUint64Array([BigInt(this.workspace.bytes)]);
-    this.check('cublasLtMatmulPreferenceSetAttribute', this.fn.cublasLtMatmulPreferenceSetAttribute(pref, PREF_MAX_WORKSPACE_BYTES, wsBytes, 8));
-    const results = Buffer.alloc(HEURISTIC_RESULT_BYTES);
-    const returned = new Int32Array(1);
     // The bias pointer must be set for the heuristic to consider bias epilogues valid; any aligned address works.
     if (shape.bias) {
       this.pointer[0] = BigInt(this.workspace.ptr);
       this.setDesc(desc, DESC_BIAS_POINTER, this.pointer);
     }
-    this.check('cublasLtMatmulAlgoGetHeuristic', this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, d, d, pref, 1, results, returned));
-    if (returned[0] < 1 || results.readInt32LE(72) !== 0) {
+    const a = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, shape.inner, shape.cols);
+    const rowLayouts = (rows: number) => ({
+      b: this.out('cublasLtMatrixLayoutCreate', type, shape.inner, rows, shape.inner),
+      d: this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols),
+    });
+    const { b, d } = rowLayouts(shape.rows);
+    const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts);
+    if (!algo) {
       throw new Error(`cuBLASLt has no algorithm for a ${shape.rows}×${shape.inner}·${shape.inner}×${shape.cols} ${shape.storage} GEMM`);
     }
-    plan = { desc, a, b, d, algo: Buffer.from(results.subarray(0, 64)) };
+    plan = { desc, a, b, d, algo };
     this.plans.set(key, plan);
     return plan;
   }

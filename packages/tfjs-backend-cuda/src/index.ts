@@ -2,6 +2,7 @@
 import './register.js';
 
 export { setCudaBackendOptions } from './register.js';
+export { type GemmAlgoChoice } from './cublaslt.js';
 export { CudaBackend, fp8LayerRoles, type CudaBackendOptions, type CudaBackendDescription, type Fp8LayerRole, type TensorData } from './backend-cuda.js';
 export { type KernelTime } from './kernel-profiler.js';
 export { type UtilizationTotals } from './gpu-utilization.js';

@@ -6,9 +6,10 @@ import { fp8Source } from '../cuda/fp8.js';
 import { elementsPerWord } from '../precision.js';
 
 /**
- * y = act(x·W + b) + residual: one cuBLASLt GEMM with the bias epilogue and the residual as C (β = 1),
- * then the erf GELU in place (cuBLASLt's GELU epilogue is the tanh approximation). With both a GELU and a
- * residual (no model does this) the residual is added after the GELU by a separate kernel.
+ * y = act(x·W + b) + residual: one cuBLASLt GEMM with the bias epilogue and the residual as C (β = 1).
+ * The GELU: in fp16/bf16 cuBLASLt's GELU epilogue (its tanh form, on the fp32 sum: within 5e-4 of the erf GELU,
+ * under the storage's rounding, and one pass over fc1's output less); in fp32 the erf GELU in place after the GEMM.
+ * With both a GELU and a residual (no model does this) the residual is added after the GELU by a separate kernel.
  *
  * fp8: the GEMM is FP8 E4M3 (fp32 accumulation, bf16 out) on the input's fp8 rows — written by the layer norm that
  * produced x, or by fc1's GELU epilogue, else by a quantisation pass — and the weight quantised once per output
@@ -30,7 +31,8 @@ export const linearConfig: KernelConfig = {
     // fc1 (GELU, no residual) with fc2 in fp8: the GELU kernel writes fc2's fp8 rows and finishes the GEMM's epilogue.
     const geluToFp8 = gelu && !residual && cuda.fp8Active && cols % 16 === 0 && !cuda.fp8Bf16Layers.has('fc2');
     const mode = fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8) : undefined;
-    if (!mode) cuda.gemm(rows, inner, cols, cuda.ptr(x), cuda.ptr(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual);
+    const geluInGemm = gelu && !residual && !geluToFp8 && !mode && cuda.geluEpilogue && cuda.floatStorage !== 'f32';
+    if (!mode) cuda.gemm(rows, inner, cols, cuda.ptr(x), cuda.ptr(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluInGemm);
     const n = rows * cols;
     const vec = elementsPerWord(cuda.floatStorage);
     if (geluToFp8) {
@@ -43,7 +45,7 @@ export const linearConfig: KernelConfig = {
       cuda.markStale(y);
       return y;
     }
-    if (gelu) {
+    if (gelu && !geluInGemm) {
       if (n % vec === 0) cuda.launch(elementwiseSource, 'gelu_inplace_vec', [], blocks(n / vec), [256, 1, 1], 0, 'pl', cuda.ptr(y), n / vec);
       else cuda.launch(elementwiseSource, 'gelu_inplace', [], blocks(n), [256, 1, 1], 0, 'pl', cuda.ptr(y), n);
     }
