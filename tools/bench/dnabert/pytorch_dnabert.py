@@ -15,7 +15,8 @@ tolerances: hidden ≤ 1e-4, means ≤ 1e-5), so the timed model is known to be 
 --token-lengths: JSON {set name: [tokens per sequence, ...]} (bench-dnabert --lengths-out writes it from the same
 DNA our side embeds). Random weights at the DNABERT-S size (117M), fp16; per set and budget: sequences sorted by
 length, as many per padded batch as fit (longest × count ≤ budget), 2 warm-up batches, means included; tokens/s
-counts real tokens. Prints one JSON object; each run also on stderr as it finishes.
+counts real tokens. Prints one JSON object; each run also on stderr as it finishes. --modes eager,compile adds
+torch.compile(model, dynamic=True) (every batch once untimed first: compilation apart, its best case).
 --device cpu --dtype float32 [--threads N]: the CPU reference (Debian's python3-torch 1.13 or any later torch; torch's
 default threads unless --threads), e.g. against `bench-dnabert --backend onednn` on the same --lengths-out file:
   python3 tools/bench/dnabert/pytorch_dnabert.py --device cpu --dtype float32 --threads 2 --token-lengths /tmp/l.json --token-budgets 4096
@@ -241,41 +242,51 @@ def check(folder):
     return {"sequences": len(rows), "hiddenMaxAbs": hidden_max, "meanMaxAbs": mean_max, "pass": hidden_max <= 1e-4 and mean_max <= 1e-5}
 
 
-def throughput(token_lengths, budgets, dtype):
+def throughput(token_lengths, budgets, dtype, modes=("eager",)):
+    """Per mode (eager; compile = torch.compile(model, dynamic=True), default mode): every set and budget timed.
+    Compiled: every batch of the set runs once untimed first (compilation and any recompilation for new shapes,
+    reported apart as warmupSeconds), so the timed pass is the compiled model's best case."""
     model = MosaicBert(4096, 768, 12, 12, 3072).to(DEVICE, dtype).eval()
     d, layers = 768, 12
     matmul_params = layers * (3 * d * d + d * d + 2 * 3072 * d + 3072 * d)
-    g = torch.Generator().manual_seed(7)
-    runs = []
-    for name, lengths in token_lengths.items():
-        for budget in budgets:
-            batches = [[lengths[i] for i in b] for b in length_sorted_batches(lengths, budget)]
-            data = []
-            for batch in batches:
-                rows = [[1] + torch.randint(5, 4096, (n - 2,), generator=g).tolist() + [2] for n in batch]
-                data.append(padded(rows, DEVICE))
-            with torch.inference_mode():
-                for ids, mask in data[:2]:
-                    mean_over_tokens(model(ids, mask), mask)
-                synchronize()
-                t0 = time.perf_counter()
-                for ids, mask in data:
-                    mean_over_tokens(model(ids, mask), mask).float().cpu()
-                synchronize()
-                seconds = time.perf_counter() - t0
-            tokens = sum(lengths)
-            flop = 2 * matmul_params * tokens + sum(4 * n * n * d * layers for n in lengths)
-            padded_tokens = sum(max(b) * len(b) for b in batches)
-            runs.append({"set": name, "meanTokens": round(tokens / len(lengths), 1), "tokenBudget": budget, "batches": len(batches),
-                         "sequences": len(lengths), "realTokens": tokens, "paddedTokens": padded_tokens, "seconds": round(seconds, 3),
-                         "tokensPerSecond": round(tokens / seconds), "gflops": round(flop / seconds / 1e9, 1),
-                         **({"mfu": round(flop / seconds / 1e12 / PEAK_TFLOPS, 3)} if DEVICE == "cuda" else {})})
-            print(json.dumps(runs[-1]), file=__import__("sys").stderr, flush=True)
-    best = {}
-    for r in runs:
-        if r["set"] not in best or r["tokensPerSecond"] > best[r["set"]]["tokensPerSecond"]:
-            best[r["set"]] = r
-    return {"runs": runs, "best": {k: {"tokenBudget": v["tokenBudget"], "tokensPerSecond": v["tokensPerSecond"]} for k, v in best.items()}}
+    out = {}
+    for mode in modes:
+        forward = torch.compile(model, dynamic=True) if mode == "compile" else model
+        g = torch.Generator().manual_seed(7)
+        runs = []
+        for name, lengths in token_lengths.items():
+            for budget in budgets:
+                batches = [[lengths[i] for i in b] for b in length_sorted_batches(lengths, budget)]
+                data = []
+                for batch in batches:
+                    rows = [[1] + torch.randint(5, 4096, (n - 2,), generator=g).tolist() + [2] for n in batch]
+                    data.append(padded(rows, DEVICE))
+                with torch.inference_mode():
+                    t0 = time.perf_counter()
+                    for ids, mask in (data if mode == "compile" else data[:2]):
+                        mean_over_tokens(forward(ids, mask), mask)
+                    synchronize()
+                    warmup = time.perf_counter() - t0
+                    t0 = time.perf_counter()
+                    for ids, mask in data:
+                        mean_over_tokens(forward(ids, mask), mask).float().cpu()
+                    synchronize()
+                    seconds = time.perf_counter() - t0
+                tokens = sum(lengths)
+                flop = 2 * matmul_params * tokens + sum(4 * n * n * d * layers for n in lengths)
+                padded_tokens = sum(max(b) * len(b) for b in batches)
+                runs.append({"mode": mode, "set": name, "meanTokens": round(tokens / len(lengths), 1), "tokenBudget": budget, "batches": len(batches),
+                             "sequences": len(lengths), "realTokens": tokens, "paddedTokens": padded_tokens, "warmupSeconds": round(warmup, 2),
+                             "seconds": round(seconds, 3), "tokensPerSecond": round(tokens / seconds), "gflops": round(flop / seconds / 1e9, 1),
+                             **({"mfu": round(flop / seconds / 1e12 / PEAK_TFLOPS, 3)} if DEVICE == "cuda" else {})})
+                print(json.dumps(runs[-1]), file=__import__("sys").stderr, flush=True)
+        best = {}
+        for r in runs:
+            if r["set"] not in best or r["tokensPerSecond"] > best[r["set"]]["tokensPerSecond"]:
+                best[r["set"]] = r
+        out[mode] = {"runs": runs, "best": {k: {"tokenBudget": v["tokenBudget"], "tokensPerSecond": v["tokensPerSecond"]} for k, v in best.items()}}
+    # One mode: the JSON as before (runs, best at the top level); several: one object per mode.
+    return out[modes[0]] if len(modes) == 1 else out
 
 
 def main():
@@ -292,6 +303,7 @@ def main():
     p.add_argument("--means-out", default=None)
     p.add_argument("--write-fasta", default=None)
     p.add_argument("--sequences", type=int, default=400)
+    p.add_argument("--modes", default="eager", help="eager,compile: also torch.compile(model, dynamic=True) (--token-lengths)")
     p.add_argument("--length", type=int, default=300)
     args = p.parse_args()
     global DEVICE
@@ -308,7 +320,8 @@ def main():
     if args.check:
         out["check"] = check(args.check)
     if args.token_lengths:
-        out.update(throughput(json.load(open(args.token_lengths)), [int(b) for b in args.token_budgets.split(",")], getattr(torch, args.dtype)))
+        out.update(throughput(json.load(open(args.token_lengths)), [int(b) for b in args.token_budgets.split(",")], getattr(torch, args.dtype),
+                              tuple(args.modes.split(","))))
     if args.model and args.fasta:
         out["what"] = "pytorch-cpu-dnabert" if DEVICE == "cpu" else "pytorch-dnabert"
         out.update(embed_fasta(args.model, args.fasta, args.token_budget, getattr(torch, args.dtype), args.means_out))

@@ -9,13 +9,15 @@
 //   150-bp reads, 99/165 = VirNucPro's 300/500-bp chunks; tokens = residues + 2)  --warmup N (batches, default 1)
 //   --means-out FILE  (float32 means of 32 fixed proteins of 52/101/167 tokens)  --means-ref FILE (cosine against them)
 //   --profile (cuda: GPU time per kernel over one batch of the first set at the first budget)
+//   --variants pinned+epilogue,per-rows+erf,… (cuda: A/B of the GEMM algorithm choice and fc1's GELU in one process,
+//   one model setup; --rounds N, order reversed every other round; means checked per variant)
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import { planCompute, startCompute, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
-import { benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { applyCudaVariant, benchmarkFigures, checkMeans, parseCudaVariants, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
@@ -32,6 +34,8 @@ const { values: args } = parseArgs({
     'means-out': { type: 'string' },
     'means-ref': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    variants: { type: 'string' },
+    rounds: { type: 'string', default: '2' },
   },
 });
 
@@ -50,16 +54,27 @@ const parameters = esm2Parameters(config);
 const budgets = (args.budgets ?? args['token-budget']!).split(',').map(Number);
 const sets = (args['length-sets'] ?? args.lengths!).split(':').map((s) => s.split(',').map(Number));
 const runs = [];
-for (const lengths of sets) {
-  const tokens = randomProteins(Number(args.sequences), lengths).map((s) => tokenizeProtein(s));
-  for (const budget of budgets) {
-    const run = await timePackedBatches(model, tokens, budget, Number(args.warmup), { matmulParameters: parameters, hiddenSize: config.embedDim, layers: config.numLayers });
-    runs.push({ residues: lengths, ...run });
-    console.error(JSON.stringify(runs[runs.length - 1]));
+const probe = randomProteins(32, [50, 99, 165], 99).map((s) => tokenizeProtein(s));
+const variants = args.variants ? parseCudaVariants(args.variants) : [undefined];
+const variantMeans: Record<string, object | undefined> = {};
+const proteinSets = sets.map((lengths) => ({ lengths, tokens: randomProteins(Number(args.sequences), lengths).map((s) => tokenizeProtein(s)) }));
+for (let round = 0; round < (args.variants ? Number(args.rounds) : 1); round++) {
+  for (const variant of round % 2 ? [...variants].reverse() : variants) {
+    if (variant) {
+      applyCudaVariant(variant);
+      if (round === 0) variantMeans[variant.name] = await checkMeans(model, probe, undefined, args['means-ref']);
+    }
+    for (const { lengths, tokens } of proteinSets) {
+      for (const budget of budgets) {
+        const run = await timePackedBatches(model, tokens, budget, Number(args.warmup), { matmulParameters: parameters, hiddenSize: config.embedDim, layers: config.numLayers });
+        runs.push({ ...(variant ? { variant: variant.name, round } : {}), residues: lengths, ...run });
+        console.error(JSON.stringify(runs[runs.length - 1]));
+      }
+    }
   }
 }
 
-const probe = randomProteins(32, [50, 99, 165], 99).map((s) => tokenizeProtein(s));
+if (variants[0]) applyCudaVariant(variants[0]);
 const meansCheck = await checkMeans(model, probe, args['means-out'], args['means-ref']);
 
 let profile: object | undefined;
@@ -77,6 +92,7 @@ const result = {
   model: archName,
   parameters,
   ...benchmarkFigures(setupSeconds, runs, meansCheck, profile),
+  ...(args.variants ? { variantMeans } : {}),
 };
 model.dispose();
 console.log(JSON.stringify(result, null, 1));

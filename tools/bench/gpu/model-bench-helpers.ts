@@ -34,6 +34,28 @@ export async function checkMeans(model: MeanEmbedder, probe: Int32Array[], outPa
   return { minCosine, sequences: means.length };
 }
 
+/** A cuda setting a benchmark A/Bs in one process: how GEMM algorithms are chosen and where fc1's GELU runs. */
+export interface CudaVariant { name: string; algo: 'pinned' | 'per-rows'; geluEpilogue: boolean }
+
+/** `--variants pinned+epilogue,per-rows+erf,…` (GEMM algorithm: pinned | per-rows; GELU: epilogue | erf). */
+export function parseCudaVariants(spec: string): CudaVariant[] {
+  return spec.split(',').map((name) => {
+    const [algo, gelu] = name.split('+');
+    if ((algo !== 'pinned' && algo !== 'per-rows') || (gelu !== 'epilogue' && gelu !== 'erf')) {
+      throw new Error(`--variants: ${name}: expected pinned|per-rows + epilogue|erf, e.g. pinned+epilogue`);
+    }
+    return { name, algo, geluEpilogue: gelu === 'epilogue' };
+  });
+}
+
+/** Puts the cuda backend in `variant`'s setting (the fields CudaBackend exposes for tools). */
+export function applyCudaVariant(variant: CudaVariant): void {
+  const cuda = tf.backend() as unknown as { gemmAlgoChoice?: string; geluEpilogue?: boolean };
+  if (cuda.gemmAlgoChoice === undefined) throw new Error('--variants needs the cuda backend');
+  cuda.gemmAlgoChoice = variant.algo;
+  cuda.geluEpilogue = variant.geluEpilogue;
+}
+
 interface Profiling { startProfile(): void; stopProfile(): { kernel: string; launches: number; ms: number; share: number }[] }
 
 /** GPU time per kernel over one forward pass of `batch` (cuda backend), next to the same batch's wall time unprofiled. */
