@@ -11,7 +11,7 @@ export interface Esm2LoadOptions {
   unknown?: UnknownPolicy;
   /**
    * The precision the started backend computes in (@virnucpro/compute's startCompute says it; default fp32). In
-   * anything less a batch with a NaN/Inf mean is recomputed in fp32.
+   * anything less a protein whose mean holds a NaN/Inf is recomputed in fp32 (that protein only).
    */
   precision?: Precision;
 }
@@ -25,7 +25,7 @@ export interface Esm2Embedder extends Embedder {
   readonly model: Esm2Model;
   readonly config: Esm2Config;
   readonly backend: BackendName;
-  /** Batches recomputed in fp32 because their fp16/bf16 means held a NaN or ±Inf; tokens embedded so far. */
+  /** Proteins recomputed in fp32 because their fp16/bf16/fp8 mean held a NaN or ±Inf; tokens embedded so far. */
   counters(): { fp32Recomputes: number; tokens: number };
 }
 
@@ -42,7 +42,7 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
   const tokenize = (s: string) => tokenizeProtein(s, { unknown: options.unknown });
   const reduced = precision !== undefined && precision !== 'fp32';
   let fullPrecisionModel: Esm2Model | undefined;
-  // fp16 overflow is rare (layer norms bound the activations) but possible: such a batch is recomputed by an
+  // fp16 overflow is rare (layer norms bound the activations) but possible: such a protein is recomputed by an
   // fp32 copy of the model, loaded from the checkpoint again on first need (host memory is not held meanwhile).
   const retry = retryNonFiniteInFullPrecision(
     (tokens: Int32Array[]) => model.meanEmbeddings(tokens),

@@ -5,19 +5,22 @@ export type BatchEmbed<I> = (items: I[]) => Promise<Float32Array[]>;
 
 export interface NonFiniteRetry<I> {
   embed: BatchEmbed<I>;
-  /** Batches whose output held a NaN or ±Inf and were computed again in full precision. */
+  /** Items whose output held a NaN or ±Inf and were computed again in full precision. */
   recomputed(): number;
 }
 
-function allFinite(vectors: readonly Float32Array[]): boolean {
-  for (const v of vectors) for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
+function isFinite(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) if (!Number.isFinite(vector[i])) return false;
   return true;
 }
 
 /**
- * Wraps a reduced-precision model (fp16/bf16 on cuda): a batch whose output holds a NaN or ±Inf (an fp16
- * overflow) is computed again by a full-precision copy of the model, made on first need by `loadFullPrecision`
- * inside `inFullPrecision` and kept; the count goes to the run report. Batches with finite output pass as they are.
+ * Wraps a reduced-precision model (fp16/bf16/fp8 on cuda): an item whose output holds a NaN or ±Inf (an fp16
+ * overflow) is computed again, alone among the batch's other such items, by a full-precision copy of the model,
+ * made on first need by `loadFullPrecision` inside `inFullPrecision` and kept; the count goes to the run report.
+ * Only those items: the others keep their reduced-precision vectors, which (every kernel being batch-invariant)
+ * are the bytes they get alone — recomputing the whole batch would give an item other bytes because a
+ * neighbour overflowed.
  */
 export function retryNonFiniteInFullPrecision<I>(embed: BatchEmbed<I>, loadFullPrecision: () => Promise<BatchEmbed<I>>): NonFiniteRetry<I> {
   let fullPrecision: Promise<BatchEmbed<I>> | undefined;
@@ -25,11 +28,14 @@ export function retryNonFiniteInFullPrecision<I>(embed: BatchEmbed<I>, loadFullP
   return {
     async embed(items) {
       const vectors = await embed(items);
-      if (allFinite(vectors)) return vectors;
-      recomputed++;
+      const overflowed = vectors.flatMap((v, i) => (isFinite(v) ? [] : [i]));
+      if (!overflowed.length) return vectors;
+      recomputed += overflowed.length;
       fullPrecision ??= loadFullPrecision();
       const full = await fullPrecision;
-      return inFullPrecision(() => full(items));
+      const again = await inFullPrecision(() => full(overflowed.map((i) => items[i])));
+      overflowed.forEach((i, k) => { vectors[i] = again[k]; });
+      return vectors;
     },
     recomputed: () => recomputed,
   };

@@ -32,7 +32,7 @@ export interface RunSummary {
   packingEfficiency: number;
   /** Batches split in two (and retried) because the GPU ran out of memory; 0 when everything fit. */
   oomSplits: number;
-  /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf (cuda). */
+  /** ESM-2 proteins recomputed in fp32 because their fp16/bf16/fp8 mean held a NaN or ±Inf (cuda). */
   fp32Recomputes: number;
   /** Peak GPU memory held by tensors (cuda's allocator: in use, not cached), the largest over workers; absent on backends that do not report it. */
   peakGpuBytes?: number;
