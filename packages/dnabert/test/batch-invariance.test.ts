@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { packedLayout, segmentMean, type BackendName } from '@virnucpro/ops';
-import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
+import { packedLayout, type BackendName } from '@virnucpro/ops';
+import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, rowsAndMeansPerItem, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
 import { DnabertModel, randomDnabertWeights, type DnabertConfig } from '../src/index.js';
 import { startCompute } from '@virnucpro/compute';
@@ -34,25 +34,13 @@ describe.each(onednnHere ? (['cpu', 'wasm', 'onednn'] as const) : (['cpu', 'wasm
     const before = tf.memory().numTensors;
     const lengths = randomLengths(rand, 7, maxTokens);
     const sequences = lengths.map((n) => Int32Array.from({ length: n }, () => randomInt(rand, 0, config.vocabSize - 1)));
-    const d = config.hiddenSize;
     // One packed call: each sequence's hidden rows, then its mean over all tokens (what meanEmbeddings returns).
-    const embed = async (batch: Int32Array[]) => {
+    const embed = (batch: Int32Array[]) => rowsAndMeansPerItem(() => {
       const layout = packedLayout(batch.map((t) => t.length));
       const ids = new Int32Array(layout.totalTokens);
       batch.forEach((t, s) => ids.set(t, layout.offsets[s]));
-      const hidden = model.forwardPacked(ids, layout);
-      const means = segmentMean(hidden, layout, 0, 0);
-      const [rows, pooled] = [(await hidden.data()) as Float32Array, (await means.data()) as Float32Array];
-      tf.dispose([hidden, means]);
-      const out = batch.map((t, s) => {
-        const item = new Float32Array((t.length + 1) * d);
-        item.set(rows.subarray(layout.offsets[s] * d, layout.offsets[s + 1] * d));
-        item.set(pooled.subarray(s * d, (s + 1) * d), t.length * d);
-        return item;
-      });
-      layout.dispose();
-      return out;
-    };
+      return { hidden: model.forwardPacked(ids, layout), layout };
+    });
     const found = await findBatchDependence(sequences, lengths, embed, rand);
     model.dispose();
     expect(describeBatchDependence(found, lengths), `${config.numLayers} layers, ${shape.heads} heads × ${shape.headSize}, ffn ${shape.ffn}`).toBe('');

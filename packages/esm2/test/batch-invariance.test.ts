@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { segmentMean, type BackendName } from '@virnucpro/ops';
-import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, seededRandom } from '@virnucpro/ops/testing';
+import { type BackendName } from '@virnucpro/ops';
+import { describeBatchDependence, findBatchDependence, invarianceSeeds, randomInt, randomLengths, randomModelShape, rowsAndMeansPerItem, seededRandom } from '@virnucpro/ops/testing';
 import { describe, expect, it } from 'vitest';
 import { Esm2Model, randomEsm2Weights, type Esm2Config } from '../src/index.js';
 import { clsId, eosId, maskId } from '../src/alphabet.js';
@@ -35,22 +35,8 @@ describe.each(onednnHere ? (['cpu', 'wasm', 'onednn'] as const) : (['cpu', 'wasm
     const lengths = randomLengths(rand, 7, maxTokens, 3);
     const proteins = lengths.map((n) => Int32Array.from({ length: n }, (_, j) =>
       j === 0 ? clsId : j === n - 1 ? eosId : rand() < 0.05 ? maskId : randomInt(rand, 4, 23)));
-    const d = config.embedDim;
     // One packed call: each protein's hidden rows, then its mean over residues (what meanEmbeddings returns).
-    const embed = async (batch: Int32Array[]) => {
-      const { hidden, layout } = model.forwardPacked(batch);
-      const means = segmentMean(hidden, layout, 1, 1);
-      const [rows, pooled] = [(await hidden.data()) as Float32Array, (await means.data()) as Float32Array];
-      tf.dispose([hidden, means]);
-      const out = batch.map((t, s) => {
-        const item = new Float32Array((t.length + 1) * d);
-        item.set(rows.subarray(layout.offsets[s] * d, layout.offsets[s + 1] * d));
-        item.set(pooled.subarray(s * d, (s + 1) * d), t.length * d);
-        return item;
-      });
-      layout.dispose();
-      return out;
-    };
+    const embed = (batch: Int32Array[]) => rowsAndMeansPerItem(() => model.forwardPacked(batch), 1);
     const found = await findBatchDependence(proteins, lengths, embed, rand);
     model.dispose();
     expect(describeBatchDependence(found, lengths), `${config.numLayers} layers, ${shape.heads} heads × ${shape.headSize}, ffn ${shape.ffn}`).toBe('');

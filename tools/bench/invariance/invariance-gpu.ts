@@ -13,9 +13,9 @@ import * as tf from '@tensorflow/tfjs-core';
 import { startCompute, type Precision } from '@virnucpro/compute';
 import { DnabertModel, randomDnabertWeights, type DnabertConfig } from '@virnucpro/dnabert';
 import { Esm2Model, randomEsm2Weights, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
-import { packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { packedLayout } from '@virnucpro/ops';
 import {
-  checkKernelInvariance, describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, seededRandom,
+  checkKernelInvariance, describeBatchDependence, findBatchDependence, randomInt, randomLengths, randomModelShape, rowsAndMeansPerItem, seededRandom,
 } from '@virnucpro/ops/testing';
 import type { CudaBackend } from '@virnucpro/tfjs-backend-cuda';
 
@@ -49,22 +49,6 @@ async function kernels(name: string, options: Parameters<typeof checkKernelInvar
   report(`${name}: ${results.length} kernel cases`, problems, started);
 }
 
-/** Each item's last hidden rows and then its mean, from one packed forward (what the models' meanEmbeddings return). */
-async function rowsAndMeans(batch: Int32Array[], d: number, forward: () => { hidden: tf.Tensor2D; layout: PackedLayout }, skip: number): Promise<Float32Array[]> {
-  const { hidden, layout } = forward();
-  const means = segmentMean(hidden, layout, skip, skip);
-  const [rows, pooled] = [(await hidden.data()) as Float32Array, (await means.data()) as Float32Array];
-  tf.dispose([hidden, means]);
-  const out = batch.map((t, s) => {
-    const item = new Float32Array((t.length + 1) * d);
-    item.set(rows.subarray(layout.offsets[s] * d, layout.offsets[s + 1] * d));
-    item.set(pooled.subarray(s * d, (s + 1) * d), t.length * d);
-    return item;
-  });
-  layout.dispose();
-  return out;
-}
-
 async function esm2(name: string, config: Esm2Config, seed: number, count: number, maxTokens: number): Promise<void> {
   const started = performance.now();
   const rand = seededRandom(300 + seed);
@@ -72,7 +56,7 @@ async function esm2(name: string, config: Esm2Config, seed: number, count: numbe
   const lengths = randomLengths(rand, count, maxTokens, 3);
   const residues = 'ACDEFGHIKLMNPQRSTVWY';
   const proteins = lengths.map((n) => tokenizeProtein(Array.from({ length: n - 2 }, () => residues[randomInt(rand, 0, 19)]).join('')));
-  const found = await findBatchDependence(proteins, lengths, (batch) => rowsAndMeans(batch, config.embedDim, () => model.forwardPacked(batch), 1), rand);
+  const found = await findBatchDependence(proteins, lengths, (batch) => rowsAndMeansPerItem(() => model.forwardPacked(batch), 1), rand);
   model.dispose();
   report(`ESM-2 ${name} (${config.numLayers} layers, ${config.numHeads} heads, d ${config.embedDim}, ffn ${config.ffnDim}; ${count} proteins ≤ ${maxTokens} tokens)`, describeBatchDependence(found, lengths), started);
 }
@@ -89,7 +73,7 @@ async function dnabert(name: string, config: DnabertConfig, seed: number, count:
     batch.forEach((t, s) => ids.set(t, layout.offsets[s]));
     return { hidden: model.forwardPacked(ids, layout), layout };
   };
-  const found = await findBatchDependence(sequences, lengths, (batch) => rowsAndMeans(batch, config.hiddenSize, forward(batch), 0), rand);
+  const found = await findBatchDependence(sequences, lengths, (batch) => rowsAndMeansPerItem(forward(batch)), rand);
   model.dispose();
   report(`DNABERT-S ${name} (${config.numLayers} layers, ${config.numHeads} heads, d ${config.hiddenSize}, ffn ${config.intermediateSize}; ${count} sequences ≤ ${maxTokens} tokens)`, describeBatchDependence(found, lengths), started);
 }

@@ -8,3 +8,4 @@ export {
   checkKernelInvariance, randomModelShape, randomLengths,
   type KernelInvarianceOptions, type KernelInvarianceResult, type ModelShape,
 } from './kernel-invariance.js';
+export { rowsAndMeansPerItem } from './rows-and-means.js';
