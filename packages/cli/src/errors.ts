@@ -44,12 +44,15 @@ function causeText(path: string, cause: unknown): string {
 /** How a ModelLoadError names the model: a descriptor's label + " model", or the MLP. */
 export type ModelLabel = 'ESM-2 model' | 'DNABERT-S model' | 'MLP';
 
-/** The ModelLabel of an embedding model's descriptor label ("ESM-2" → "ESM-2 model"). */
+/** The ModelLabel of an embedding model's descriptor label ("ESM-2" → "ESM-2 model", "DNABERT" → "DNABERT-S model"). */
 export function modelLabel(label: string): ModelLabel {
-  const named = `${label} model`;
-  if (named !== 'ESM-2 model' && named !== 'DNABERT-S model') throw new Error(`no ModelLabel for ${label}`);
+  const named = DESCRIPTOR_LABELS[label];
+  if (!named) throw new Error(`no ModelLabel for ${label}`);
   return named;
 }
+
+/** The descriptors' labels (their packages name them) → how a refusal names the model, as predict does. */
+const DESCRIPTOR_LABELS: Record<string, ModelLabel> = { 'ESM-2': 'ESM-2 model', DNABERT: 'DNABERT-S model', 'DNABERT-S': 'DNABERT-S model' };
 
 const MODEL_LOAD_MESSAGE = /cannot load the (?:ESM-2 model|DNABERT-S model|MLP) [\s\S]*$/;
 

@@ -65,10 +65,16 @@ export class MlpClassifier implements MlpShapes {
    * as "module." is accepted). Sizes are read from the weights; every mismatch is an error naming the tensor.
    */
   static fromStateDict(tensors: Map<string, TensorData>, source = 'state dict'): MlpClassifier {
-    const prefix = findPrefix(tensors, source);
+    const prefix = recognizeMlpLayout(tensors, source);
+    const missing = MLP_TENSORS.filter((name) => !tensors.has(prefix + name));
+    if (missing.length) {
+      throw new Error(
+        `${source}: recognised the VirNucPro MLPClassifier layout${prefix ? ` (${prefix} prefix)` : ''} of the MLP, but ${prefix}${missing[0]} is missing ` +
+          `(${missing.length} of the ${MLP_TENSORS.length} tensors it needs)`,
+      );
+    }
     const get = (name: string, shape: (number | undefined)[]): Float32Array => {
-      const t = tensors.get(prefix + name);
-      if (!t) throw new Error(`${source}: missing tensor "${prefix + name}"`);
+      const t = tensors.get(prefix + name)!;
       if (t.shape.length !== shape.length || shape.some((d, i) => d !== undefined && t.shape[i] !== d)) {
         throw new Error(`${source}: tensor "${prefix + name}" has shape [${t.shape}], expected [${shape.map((d) => d ?? '?')}]`);
       }
@@ -133,10 +139,24 @@ export function checkRows(features: Float32Array, rows: number, inputDim: number
   }
 }
 
-function findPrefix(tensors: Map<string, TensorData>, source: string): string {
+/** The tensors of VirNucPro's MLPClassifier (train.py), as its state dict names them. */
+const MLP_TENSORS = ['hidden_layer.weight', 'hidden_layer.bias', 'bn1.weight', 'bn1.bias', 'bn1.running_mean', 'bn1.running_var', 'output_layer.weight', 'output_layer.bias'];
+
+/**
+ * The prefix the checkpoint puts before MLPClassifier's names ('' for the original's whole-module .pth, its state
+ * dict or safetensors; e.g. 'module.' from DataParallel), from the first name that ends in one of them; names that
+ * follow no such layout are refused with a few of them and what was expected.
+ */
+function recognizeMlpLayout(tensors: Map<string, TensorData>, source: string): string {
   for (const name of tensors.keys()) {
-    if (name.endsWith('hidden_layer.weight')) return name.slice(0, name.length - 'hidden_layer.weight'.length);
+    const known = MLP_TENSORS.find((t) => name === t || name.endsWith(`.${t}`));
+    if (known) return name.slice(0, name.length - known.length);
   }
-  const names = [...tensors.keys()].slice(0, 8).join(', ');
-  throw new Error(`${source}: no "hidden_layer.weight" tensor — not a VirNucPro MLP (found: ${names || 'no tensors'})`);
+  const names = [...tensors.keys()].filter((n) => n !== '__metadata__');
+  const sample = names.slice(0, 3).join(', ');
+  throw new Error(
+    `${source}: no VirNucPro MLP layout matched (its tensors: ${sample || 'none'}${names.length > 3 ? ', …' : ''}); ` +
+      "expected VirNucPro's MLPClassifier: hidden_layer.weight/.bias, bn1.weight/.bias/.running_mean/.running_var, output_layer.weight/.bias " +
+      '(the original 300_model.pth / 500_model.pth, its state dict or safetensors; any prefix such as module.)',
+  );
 }

@@ -59,6 +59,14 @@ describe('MLP parity with PyTorch (mlp-virnucpro fixture)', async () => {
     sd.delete('bn1.running_var');
     const path = join(tmp, 'broken.safetensors');
     await writeSafetensors(path, sd);
-    await expect(loadMlp(path)).rejects.toThrow(/missing tensor "bn1.running_var"/);
+    await expect(loadMlp(path)).rejects.toThrow(`${path}: recognised the VirNucPro MLPClassifier layout of the MLP, but bn1.running_var is missing (1 of the 8 tensors it needs)`);
+    // The same layout under a prefix (DataParallel's module.): named as the checkpoint names it.
+    const wrapped = new Map([...sd].map(([name, t]) => [`module.${name}`, t]));
+    wrapped.delete('module.output_layer.bias');
+    await writeSafetensors(path, wrapped);
+    await expect(loadMlp(path)).rejects.toThrow(`${path}: recognised the VirNucPro MLPClassifier layout (module. prefix) of the MLP, but module.bn1.running_var is missing (2 of the 8 tensors it needs)`);
+    // No layout: a few of its names and what was expected.
+    await writeSafetensors(path, new Map([['encoder.layer.0.attention.self.Wqkv.weight', sd.get('bn1.weight')!]]));
+    await expect(loadMlp(path)).rejects.toThrow(/: no VirNucPro MLP layout matched \(its tensors: encoder\.layer\.0\.attention\.self\.Wqkv\.weight\); expected VirNucPro's MLPClassifier: hidden_layer/);
   });
 });

@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import { toFloat32, type TensorData } from '@virnucpro/weights';
+import { convertedDnabertLayout, recognizeDnabertLayout } from './checkpoint-layout.js';
 import type { DnabertConfig } from './dnabert-config.js';
 
 // State-dict names of MosaicBERT `BertModel` as saved by DNABERT-S (no prefix). DNABERT-2-117M
@@ -54,24 +56,34 @@ export function expectedDnabertTensors(config: DnabertConfig): Map<string, numbe
 
 /** Strips the DNABERT-2 `bert.` prefix when the checkpoint uses it. */
 export function canonicalDnabertNames(tensors: Map<string, TensorData>): Map<string, TensorData> {
-  const prefixed = tensors.has('bert.embeddings.word_embeddings.weight');
+  const prefixed = [...tensors.keys()].some((name) => name.startsWith('bert.embeddings.') || name.startsWith('bert.encoder.'));
   if (!prefixed) return tensors;
   const out = new Map<string, TensorData>();
   for (const [name, t] of tensors) if (name.startsWith('bert.')) out.set(name.slice(5), t);
   return out;
 }
 
-/** Checks names and shapes against the config and widens everything to float32. */
+/**
+ * Checks names and shapes against the config and widens everything to float32. A refusal names the layout the
+ * checkpoint follows and its first missing tensor as the checkpoint names it (or says that no layout matched).
+ */
 export function dnabertWeightsFromStateDict(stateDict: Map<string, TensorData>, config: DnabertConfig, source: string): DnabertWeights {
+  const layout = basename(source) === 'model.json' ? convertedDnabertLayout : recognizeDnabertLayout(stateDict.keys(), source);
   const tensors = canonicalDnabertNames(stateDict);
+  const shapes = expectedDnabertTensors(config);
+  const missing = [...shapes.keys()].filter((name) => !tensors.has(name));
+  if (missing.length) {
+    throw new Error(
+      `${source}: recognised the ${layout.description} layout of DNABERT-S, but ${layout.prefix}${missing[0]} is missing ` +
+        `(${missing.length} of the ${shapes.size} tensors a ${config.numLayers}-layer model needs)`,
+    );
+  }
   const take = (name: string, shape: number[]): Float32Array => {
-    const t = tensors.get(name);
-    if (!t) throw new Error(`${source}: missing tensor "${name}" (expected a DNABERT-S / DNABERT-2 BertModel state dict)`);
+    const t = tensors.get(name)!;
     const ok = t.shape.length === shape.length && shape.every((n, i) => n === -1 || n === t.shape[i]);
-    if (!ok) throw new Error(`${source}: tensor "${name}" has shape [${t.shape}], expected [${shape.map((n) => (n < 0 ? '*' : n))}] for this config.json`);
+    if (!ok) throw new Error(`${source}: tensor "${layout.prefix}${name}" has shape [${t.shape}], expected [${shape.map((n) => (n < 0 ? '*' : n))}] for this config.json`);
     return toFloat32(t);
   };
-  const shapes = expectedDnabertTensors(config);
   const get = (name: string) => take(name, shapes.get(name)!);
   const layers: DnabertLayerWeights[] = [];
   for (let i = 0; i < config.numLayers; i++) {

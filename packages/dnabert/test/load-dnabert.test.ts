@@ -58,12 +58,25 @@ describe('loading DNABERT checkpoints', () => {
     model.dispose();
   });
 
-  it('names the missing tensor and the wrong shape', async () => {
+  it('a refusal names the layout recognised and the first missing tensor in the checkpoint\'s own naming, or that none matched', async () => {
+    const config = { vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 128, layerNormEps: 1e-12 };
     const missing = new Map(original);
     missing.delete('encoder.layer.1.mlp.wo.bias');
-    expect(() => dnabertWeightsFromStateDict(missing, { vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 128, layerNormEps: 1e-12 }, 'w.safetensors'))
-      .toThrow(/w\.safetensors: missing tensor "encoder\.layer\.1\.mlp\.wo\.bias"/);
-    expect(() => dnabertWeightsFromStateDict(original, { vocabSize: 4096, hiddenSize: 64, numLayers: 2, numHeads: 4, intermediateSize: 96, layerNormEps: 1e-12 }, 'w.safetensors'))
+    expect(() => dnabertWeightsFromStateDict(missing, config, 'w.safetensors')).toThrow(
+      'w.safetensors: recognised the DNABERT-S, MosaicBERT BertModel (no prefix) layout of DNABERT-S, but encoder.layer.1.mlp.wo.bias is missing (1 of the 26 tensors a 2-layer model needs)',
+    );
+    const prefixed = new Map([...missing].map(([name, t]) => [`bert.${name}`, t]));
+    prefixed.delete('bert.embeddings.word_embeddings.weight');
+    expect(() => dnabertWeightsFromStateDict(prefixed, config, 'w.safetensors')).toThrow(
+      'w.safetensors: recognised the DNABERT-2, BertForMaskedLM (bert. prefix) layout of DNABERT-S, but bert.embeddings.word_embeddings.weight is missing (2 of the 26 tensors a 2-layer model needs)',
+    );
+    const standard = new Map([['encoder.layer.0.attention.self.query.weight', original.get('embeddings.LayerNorm.weight')!]]);
+    expect(() => dnabertWeightsFromStateDict(standard, config, 'w.bin')).toThrow(/^w\.bin: recognised a standard BERT layout \(separate attention\.self\.query\/key\/value/);
+    const esm = new Map([['esm.embeddings.word_embeddings.weight', original.get('embeddings.LayerNorm.weight')!]]);
+    expect(() => dnabertWeightsFromStateDict(esm, config, 'w.bin')).toThrow(
+      /^w\.bin: no DNABERT-S layout matched \(its tensors: esm\.embeddings\.word_embeddings\.weight\); expected one of: DNABERT-S, MosaicBERT BertModel/,
+    );
+    expect(() => dnabertWeightsFromStateDict(original, { ...config, intermediateSize: 96 }, 'w.safetensors'))
       .toThrow(/gated_layers\.weight" has shape \[256,64\], expected \[192,64\]/);
   });
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule } from '@virnucpro/consensus';
 import type { CommandModule } from 'yargs';
-import { UsageError } from '../errors.js';
+import { ModelLoadError, UsageError } from '../errors.js';
 import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
 
@@ -40,8 +40,9 @@ export const classifyCommand: CommandModule = {
       const outDir = resolve(args['out-dir'] as string);
       const quiet = Boolean(args.quiet);
       await interruptibly(async (signal) => {
-        const mlp = await loadMlp(mlpPath).catch((e: Error) => {
-          throw new UsageError(`cannot use --mlp ${mlpPath}: ${e.message}`);
+        // The same line as predict's for the same file (errors.ts: one wording and exit code per kind of failure).
+        const mlp = await loadMlp(mlpPath).catch((e: unknown) => {
+          throw new ModelLoadError('MLP', mlpPath, e);
         });
         const features = await readFeatures(featuresPath).catch((e: Error) => {
           throw new UsageError(`cannot use --features ${featuresPath}: ${e.message}`);
