@@ -6,9 +6,10 @@
 // package (everything but test/) names no path outside it either (new URL('../../../tools/…'): tests may read
 // test-data/ and run a tool as a process); (3) every @virnucpro import is declared in package.json; (4) floors
 // (tools/lint/floors.json): src/, bin/ and worker/ import only packages on lower floors, declared as dependencies
-// (not devDependencies), and no package depends on itself through others, dependencies and devDependencies alike
-// (no cycle). docs/architecture.md §1 says how this is run.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+// (not devDependencies); (5) no package depends on itself through others, dependencies and devDependencies alike
+// (no cycle); (6) no import cycle among the package's own modules in src/, bin/ and worker/. docs/architecture.md
+// ("Packages") says how this is run.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve, dirname, relative } from 'node:path';
 
 const pkgDir = process.cwd();
@@ -119,6 +120,41 @@ for (const top of ['src', 'bin', 'worker', 'scripts', 'assembly', 'test']) {
     }
   }
 }
+// (6) No import cycle among the package's own modules (src/, bin/, worker/), so each file can be read bottom-up.
+const moduleGraph = new Map();
+for (const top of runTime) {
+  try { statSync(join(pkgDir, top)); } catch { continue; }
+  for (const file of sourceFiles(join(pkgDir, top))) {
+    const targets = [];
+    for (const m of readFileSync(file, 'utf8').matchAll(importRe)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec);
+      targets.push(target.endsWith('.js') && !existsSync(target) ? target.replace(/\.js$/, '.ts') : target);
+    }
+    moduleGraph.set(file, targets);
+  }
+}
+const visiting = new Set();
+const done = new Set();
+const findCycle = (file, path) => {
+  visiting.add(file);
+  for (const next of moduleGraph.get(file) ?? []) {
+    if (visiting.has(next)) return [...path.slice(path.indexOf(next)), next];
+    if (done.has(next) || !moduleGraph.has(next)) continue;
+    const found = findCycle(next, [...path, next]);
+    if (found) return found;
+  }
+  visiting.delete(file);
+  done.add(file);
+  return undefined;
+};
+for (const file of moduleGraph.keys()) {
+  if (done.has(file)) continue;
+  const found = findCycle(file, [file]);
+  if (found) { problems.push(`import cycle between modules: ${found.map((f) => relative(pkgDir, f)).join(' -> ')}`); break; }
+}
+
 if (problems.length) {
   console.error(`${pkg.name}: module boundary violations:\n  ${problems.join('\n  ')}`);
   process.exit(1);
