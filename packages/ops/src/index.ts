@@ -28,6 +28,7 @@ export {
 } from './kernel-names.js';
 // Imported for its side effect: the composite kernels for cpu, wasm, webgpu and tensorflow.
 export { registerCompositeKernels } from './kernels/register-composites.js';
+export { queryBlockRows } from './query-block-rows.js';
 export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import {
   embedding, geglu, gelu, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type BackendName,
 } from '../src/index.js';
-import { queryBlockRows } from '../src/kernels/packed-attention-composite.js';
+import { queryBlockRows } from '../src/query-block-rows.js';
 import {
   erf, fuseQkv, maxAbsDiff, randomArray, refAttention, refEmbedding, refGeglu, refGelu, refLayerNorm, refLinear, refLinearAct,
   refRotaryQkv, seededRandom,

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { geglu, layerNorm, linear, packedAttention, packedLayout, rotaryQkv } from '@virnucpro/ops';
+import { geglu, layerNorm, linear, packedAttention, packedLayout, queryBlockRows, rotaryQkv } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randoms } from './randoms.js';
 import { ONEDNN_BACKEND, probeOnednn } from '../src/index.js';
@@ -72,6 +72,21 @@ describe.skipIf(!probe.ok)('onednn kernels against the composites on tfjs cpu', 
     }
     const rot = () => rotaryQkv(tf.tensor2d(qkv, [rows, w3]), tf.tensor2d(cos, [positionsMax, hd]), tf.tensor2d(sin, [positionsMax, hd]), layout.positionsTensor, H);
     expect(maxAbsDiff(await on(ONEDNN_BACKEND, rot), await on('cpu', rot))).toBeLessThan(1e-6);
+    layout.dispose();
+  });
+
+  it('packed attention of a segment too long for one block of scores: its query rows in blocks, as the composite', async () => {
+    // 2 heads × 3,000² scores is past the 2^24 a block holds: two blocks of rows (a 35,000-residue protein takes 240).
+    const H = 2, hd = 8, lengths = [3000, 5];
+    expect(queryBlockRows(H, 3000)).toBeLessThan(3000);
+    const layout = packedLayout(lengths);
+    const rows = layout.totalTokens, w3 = 3 * H * hd;
+    const qkv = randoms(rows * w3, 11);
+    const cos = randoms(3000 * hd, 12), sin = randoms(3000 * hd, 13);
+    const run = () => packedAttention(tf.tensor2d(qkv, [rows, w3]), layout, {
+      numHeads: H, scale: 1 / Math.sqrt(hd), rotary: { cos: tf.tensor2d(cos, [3000, hd]), sinSigned: tf.tensor2d(sin, [3000, hd]) },
+    });
+    expect(maxAbsDiff(await on(ONEDNN_BACKEND, run), await on('cpu', run))).toBeLessThan(2e-5);
     layout.dispose();
   });
 });

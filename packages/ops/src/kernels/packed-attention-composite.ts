@@ -3,6 +3,7 @@ import type { TensorInfo } from '@tensorflow/tfjs-core';
 import type { VnpPackedAttentionAttrs, VnpPackedAttentionInputs } from '../kernel-names.js';
 import { asTensor, kernelArgs, type CompositeKernelArgs } from './composite-utils.js';
 import { rotaryQkvComposite } from './rotary-qkv-composite.js';
+import { queryBlockRows } from '../query-block-rows.js';
 
 /**
  * VnpPackedAttention from tfjs ops, planned from the host-side layout (the cuSeqlens input is not
@@ -64,17 +65,6 @@ export function packedAttentionComposite(args: CompositeKernelArgs): TensorInfo 
   });
 }
 
-/** Scores per segment and head held at once: 2^24 float32 (64 MiB) per segment; longer rows go in blocks. */
-const SCORE_ELEMENTS_PER_BLOCK = 2 ** 24;
-
-/**
- * Query rows per block for segment length L with H heads: all L rows while H·L² scores fit the limit, else as many
- * as fit. A function of L and H alone (never of the batch), so a row's numbers do not depend on its neighbours.
- */
-export function queryBlockRows(H: number, L: number): number {
-  if (H * L * L <= SCORE_ELEMENTS_PER_BLOCK) return L;
-  return Math.max(1, Math.floor(SCORE_ELEMENTS_PER_BLOCK / (H * L)));
-}
 
 /** float32 [1, H, B, L]: the ALiBi bias −slope_h·|i−j| of query rows i ∈ [start, start + B). */
 function alibiRows(slopes: ArrayLike<number>, L: number, start: number, B: number): tf.Tensor4D {

@@ -1,5 +1,5 @@
 import type { KernelConfig, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
-import { VnpPackedAttention, type VnpPackedAttentionAttrs } from '@virnucpro/ops';
+import { queryBlockRows, VnpPackedAttention, type VnpPackedAttentionAttrs } from '@virnucpro/ops';
 import type { OnednnBackend } from '../backend-onednn.js';
 
 /**
@@ -8,6 +8,10 @@ import type { OnednnBackend } from '../backend-onednn.js';
  * the softmax (with ALiBi when given) runs in WebAssembly SIMD over all heads' rows, and a second GEMM (P·v)
  * writes the head's columns of the output. Every call's shape is fixed by L and the head size alone, so a
  * segment's output does not depend on the rest of the batch. With rotary tables, q and k are rotated first.
+ * Long segments take their query rows in blocks (ops' queryBlockRows, as the composite does), so the scores held
+ * at once stay under 2^24 floats and memory grows linearly with the length (a 35,000-residue protein needed
+ * H·L² floats, ~20 GB at 4 heads, past WebAssembly's 4 GB). With ALiBi (DNABERT-S) a segment is one block: the
+ * softmax kernel takes a row's ALiBi position from its place in the head's L×L matrix.
  */
 export const packedAttentionConfig: KernelConfig = {
   kernelName: VnpPackedAttention,
@@ -22,9 +26,10 @@ export const packedAttentionConfig: KernelConfig = {
     const out = new Float32Array(rows * width);
     if (rows === 0) return cpu.makeTensorInfo([rows, width], 'float32', out);
     const { wasm, onednn } = cpu;
-    const maxL = Math.max(...layout.lengths);
+    const blockRows = (L: number) => (alibiSlopes ? L : queryBlockRows(H, L));
+    const scores = Math.max(...layout.lengths.map((L) => H * blockRows(L) * L));
     const rotary = cos && sinSigned && positions;
-    const [q, o, s, c, sn, pos] = wasm.layout(rows * w3, rows * width, H * maxL * maxL, rotary ? cos.shape[0] * hd : 0, rotary ? sinSigned.shape[0] * hd : 0, rotary ? rows : 0);
+    const [q, o, s, c, sn, pos] = wasm.layout(rows * w3, rows * width, scores, rotary ? cos.shape[0] * hd : 0, rotary ? sinSigned.shape[0] * hd : 0, rotary ? rows : 0);
     wasm.f32(q, rows * w3).set(cpu.floats(qkv));
     if (rotary) {
       wasm.f32(c, cos.shape[0] * hd).set(cpu.floats(cos));
@@ -38,13 +43,19 @@ export const packedAttentionConfig: KernelConfig = {
     layout.lengths.forEach((L, segment) => {
       const first = layout.offsets[segment];
       const rowAt = qAt + first * w3 * 4;
-      for (let h = 0; h < H; h++) {
-        onednn.sgemm(true, L, L, hd, scale, rowAt + h * hd * 4, w3, rowAt + (width + h * hd) * 4, w3, 0, sAt + h * L * L * 4, L);
-      }
-      if (alibiSlopes) for (let h = 0; h < H; h++) wasm.kernels.softmaxRows(s + h * L * L * 4, L, L, alibiSlopes[h]);
-      else wasm.kernels.softmaxRows(s, H * L, L, 0);
-      for (let h = 0; h < H; h++) {
-        onednn.sgemm(false, L, hd, L, 1, sAt + h * L * L * 4, L, rowAt + (2 * width + h * hd) * 4, w3, 0, oAt + (first * width + h * hd) * 4, width);
+      const B = blockRows(L);
+      // Query rows [start, start + n) against all L keys; one block (start 0, n = L) unless the segment is long.
+      for (let start = 0; start < L; start += B) {
+        const n = Math.min(B, L - start);
+        const queryAt = rowAt + start * w3 * 4;
+        for (let h = 0; h < H; h++) {
+          onednn.sgemm(true, n, L, hd, scale, queryAt + h * hd * 4, w3, rowAt + (width + h * hd) * 4, w3, 0, sAt + h * n * L * 4, L);
+        }
+        if (alibiSlopes) for (let h = 0; h < H; h++) wasm.kernels.softmaxRows(s + h * n * L * 4, n, L, alibiSlopes[h]);
+        else wasm.kernels.softmaxRows(s, H * n, L, 0);
+        for (let h = 0; h < H; h++) {
+          onednn.sgemm(false, n, hd, L, 1, sAt + h * n * L * 4, L, rowAt + (2 * width + h * hd) * 4, w3, 0, oAt + ((first + start) * width + h * hd) * 4, width);
+        }
       }
     });
     out.set(wasm.f32(o, rows * width));
