@@ -10,7 +10,5 @@ export { CudaOutOfMemoryError } from './caching-allocator.js';
 export { CudaError, type DeviceInfo } from './cuda-driver.js';
 export { NvrtcError } from './nvrtc.js';
 export { findCudaLibraries, CudaLibrariesNotFoundError, type CudaLibraries, type DiscoveryOptions } from './library-discovery.js';
-export { KernelCache, defaultKernelCacheDir } from './kernel-cache.js';
 export { probeCuda, type CudaProbe } from './probe.js';
-export { type Precision, precisions, defaultPrecision, isPrecision } from './precision.js';
-export { e4m3Max, e4m3Scale, e4m3ToNumber, numberToE4M3, quantizeE4M3 } from './fp8.js';
+export { precisions, defaultPrecision } from './precision.js';

@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
 import { vnpKernelNames } from '@virnucpro/ops';
 import { describe, expect, it } from 'vitest';
-import { isPrecision, precisions, probeCuda } from '../src/index.js';
+import { precisions, probeCuda } from '../src/index.js';
+import { isPrecision } from '../src/precision.js';
 import { elementsPerWord, floatStorage, storageDefine } from '../src/precision.js';
 
 describe('registration', () => {
