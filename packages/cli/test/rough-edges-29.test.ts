@@ -207,6 +207,18 @@ describe('records that are tiny or mostly N', () => {
     expect(JSON.parse(readFileSync(join(base, 'run_summary.json'), 'utf8'))).not.toHaveProperty('minLength');
   });
 
+  it('--min-length in shards: merged, the bytes of one run (a skipped record keeps its summary row in its shard)', async () => {
+    const shard = (k: number) => runCliAsync([...args(join(tmp, `mixed-shard-${k}`)), '--min-length', '100', '-q', '--shard', `${k}/2`]);
+    for (const r of await Promise.all([shard(1), shard(2)])) expect([r.status, r.stderr]).toEqual([0, '']);
+    const merged = join(tmp, 'mixed-merged');
+    const r = runCli(['merge', join(tmp, 'mixed-shard-1'), join(tmp, 'mixed-shard-2'), '-o', merged, '-q']);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    for (const file of ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv']) {
+      expect(readFileSync(join(merged, file)).equals(readFileSync(join(skipping, file))), file).toBe(true);
+    }
+    expect(JSON.parse(readFileSync(join(merged, 'run_summary.json'), 'utf8'))).toMatchObject({ minLength: 100, skippedSequences: 1 });
+  });
+
   it('prep --min-length skips the same record; a bad value is one line, exit 2', () => {
     const r = runCli(['prep', input, '-o', join(tmp, 'mixed-prep'), '--min-length', '100']);
     expect(r.status).toBe(0);
