@@ -17,6 +17,9 @@ import { concatMap, from, lastValueFrom, map, mergeMap, tap, toArray } from 'rxj
 import { runCli, testData } from './cli-harness.js';
 import { startCompute } from '@virnucpro/compute';
 
+/** N (or n) bases of a sequence: what sequence_summary.tsv's fraction_n counts. */
+const nBases = (sequence: string) => sequence.replace(/[^Nn]/g, '').length;
+
 const example = join(testData, 'e2e/test_with_orfs');
 const models = { esm: join(testData, 'e2e/esm2-tiny'), dnabert: join(testData, 'e2e/dnabert-tiny'), mlp: join(testData, 'e2e/mlp.pth') };
 const input = join(example, 'test_with_orfs.fa');
@@ -33,7 +36,8 @@ async function composeByHand(outDir: string): Promise<void> {
   // FASTA → 500-bp chunks → the stop-free frames of each chunk's six-frame translation.
   async function* frames(): AsyncGenerator<Frame> {
     for await (const record of readFasta(input)) {
-      writer.declareRecord(record.id, chunkLayout(record.sequence.length, 500)); // where each chunk lies: chunk_scores.tsv, regions
+      // Where each chunk lies (chunk_scores.tsv, regions) and its N bases (sequence_summary.tsv's fraction_n).
+      writer.declareRecord(record.id, chunkLayout(record.sequence.length, 500), { nBases: nBases(record.sequence) });
       for (const chunk of chunkRecord(record, 500)) yield* identifyFrames(chunk.id, chunk.sequence);
     }
   }
@@ -68,7 +72,7 @@ async function composeOperatorsByHand(outDir: string): Promise<void> {
   });
   await lastValueFrom(
     pull$(readFasta(input), features.gate).pipe(
-      tap((record) => writer.declareRecord(record.id, chunkLayout(record.sequence.length, 500))),
+      tap((record) => writer.declareRecord(record.id, chunkLayout(record.sequence.length, 500), { nBases: nBases(record.sequence) })),
       chunkRecords(500),
       sixFrames(),
       map((frame, index): PackItem<Frame> => ({ index, tokens: frame.protein.length + 2, value: frame })),
