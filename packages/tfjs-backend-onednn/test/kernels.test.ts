@@ -75,6 +75,16 @@ describe.skipIf(!probe.ok)('onednn kernels against the composites on tfjs cpu', 
     layout.dispose();
   });
 
+  it('packed attention with ALiBi of a segment too long for one block: the bias of each block from its rows, as the composite', async () => {
+    const H = 2, hd = 8, lengths = [3000, 5];
+    const layout = packedLayout(lengths);
+    const rows = layout.totalTokens, w3 = 3 * H * hd;
+    const qkv = randoms(rows * w3, 14);
+    const run = () => packedAttention(tf.tensor2d(qkv, [rows, w3]), layout, { numHeads: H, scale: 1 / Math.sqrt(hd), alibiSlopes: Float32Array.of(0.5, 0.0625) });
+    expect(maxAbsDiff(await on(ONEDNN_BACKEND, run), await on('cpu', run))).toBeLessThan(2e-5);
+    layout.dispose();
+  });
+
   it('packed attention of a segment too long for one block of scores: its query rows in blocks, as the composite', async () => {
     // 2 heads × 3,000² scores is past the 2^24 a block holds: two blocks of rows (a 35,000-residue protein takes 240).
     const H = 2, hd = 8, lengths = [3000, 5];
