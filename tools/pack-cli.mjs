@@ -27,11 +27,11 @@ const shipped = ['yargs', 'koffi'];
 const external = [...shipped, 'webgpu', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'];
 
 // One esbuild call with code splitting: the CLI and the features worker (loaded by path, as
-// `new URL('./features-worker.js', import.meta.url)`) share tfjs and our packages as chunks in dist/.
+// `new URL('./features-worker.js', import.meta.url)` in @virnucpro/predict) share tfjs and our packages as chunks in dist/.
 await build({
   entryPoints: {
     virnucpro: join(root, 'packages/cli/src/main.ts'),
-    'features-worker': join(root, 'packages/cli/src/pipeline/features-worker.ts'),
+    'features-worker': join(root, 'packages/predict/src/features-worker.ts'),
   },
   outdir: join(stage, 'dist'),
   bundle: true,

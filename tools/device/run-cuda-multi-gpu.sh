@@ -3,7 +3,7 @@
 # reads (tools/bench/predict's full-size random models and 150-bp reads, made there), `--devices 0,1`, then
 # `--devices 0`, then `--devices 0,1` with one worker process killed (SIGKILL) mid-run. The outputs of all three must
 # be byte-identical; GPU utilisation per GPU sampled by nvidia-smi every 500 ms.
-# Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts
+# Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-cuda-multi-gpu.sh FRAMES [PRECISION] [KILL_AFTER_S]
 set -uo pipefail
 frames=${1:-300000}; precision=${2:-fp16}; kill_after=${3:-40}

@@ -2,13 +2,13 @@
 # `virnucpro predict` and `embed esm2` end to end on the cuda backend (bundled CLI, in-process), in one device
 # call: the e2e fixtures in fp32 (must match as on cpu, --tol 1e-5) and fp16 (labels; scores within fp16 noise),
 # the demo genome cuda vs cpu, `embed esm2`, and the fp16-overflow recompute (tools/bench/esm2/overflow-esm2.ts).
-# Here:  bash ../shared/device/pack.sh && bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts tools/bench/esm2/overflow-esm2.ts
+# Here:  bash ../shared/device/pack.sh && bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts tools/bench/esm2/overflow-esm2.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-cuda-predict.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
 # the layout the bundled code expects (the default mode runs the models in a worker thread, loaded by path):
-# run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
+# @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
 v() { node .bundle/virnucpro-entry.mjs "$@"; }

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # `virnucpro predict --backend webgpu --devices 0,1` on a host of identical GPUs (bundled CLI with worker
 # processes): does each worker get its own GPU, do the outputs equal a one-GPU run, how is work shared.
-# Here: bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts
+# Here: bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-multi-gpu-predict.sh [BACKEND] [DEVICES...]
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 backend=${1:-webgpu}; shift || true
-# the layout the bundled code expects: run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
+# the layout the bundled code expects: @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
 reads=${READS:-200000}

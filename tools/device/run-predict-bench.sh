@@ -3,7 +3,7 @@
 # from real genomes are made there (nothing big travels), then `virnucpro predict --length 300` end to end on
 # one GPU (model loading included) and the PyTorch reference pipeline on the same reads and weights, each with
 # nvidia-smi sampling GPU utilisation every 200 ms; then labels and scores compared.
-# Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts
+# Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 #        (and .bench-data/NC_008253.fna.gz: E. coli 536 from Debian's bowtie-examples; see tools/bench/predict/README.md)
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-bench.sh FRAMES [PRECISION]
 # Knobs (environment): READS_ONLY=1 only makes the models and reads; BUNDLE: the bundle folder (default .bundle); OURS_ARGS: more `predict` options; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
@@ -18,7 +18,7 @@ frames=${1:-100000}; precision=${2:-fp16}; budget=${TOKEN_BUDGET:-32768}
 trap "tar czf \"${OUT:-/tmp}/predict-bench-$frames-$precision.tgz\" -C \"$out\" . 2>/dev/null" EXIT
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-# The layout the bundled code expects: run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs.
+# The layout the bundled code expects: @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs.
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 echo "== models and reads"

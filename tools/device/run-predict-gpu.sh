@@ -2,11 +2,11 @@
 # `virnucpro predict` end to end on the GPU machine (bundled CLI, in-process): which backend `auto` picks
 # there, the e2e parity fixtures on webgpu, and webgpu vs cpu on the demo genome.
 # Usage there: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-gpu.sh
-# (after `bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/cli/src/pipeline/features-worker.ts` here).
+# (after `bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts` here).
 set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 # the layout the bundled code expects (the default mode runs the models in a worker thread, loaded by path):
-# run-predict loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
+# @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
 v() { node .bundle/virnucpro-entry.mjs "$@"; }

@@ -6,7 +6,7 @@ export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type 
 export { inProcessDevice } from './in-process-device.js';
 export type { PoolEvent } from './pool-events.js';
 export type { WorkerTelemetry } from './worker-slot.js';
-export { type CreditGate } from './credit-gate.js';
+export { allGates, type CreditGate } from './credit-gate.js';
 export { pull$ } from './pull-source.js';
 export { packWindowFor } from './pack-window.js';
 export { runEmbedding, type RunEmbeddingOptions, type RunStats, type EmbeddingResult, type EmbeddingRun, type PacedSource } from './run-embedding.js';

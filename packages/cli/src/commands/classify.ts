@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule } from '@virnucpro/consensus';
 import type { CommandModule } from 'yargs';
-import { ModelLoadError, UsageError } from '../errors.js';
+import { modelLoadError } from '@virnucpro/predict';
+import { UsageError } from '../errors.js';
 import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
 
@@ -42,7 +43,7 @@ export const classifyCommand: CommandModule = {
       await interruptibly(async (signal) => {
         // The same line as predict's for the same file (errors.ts: one wording and exit code per kind of failure).
         const mlp = await loadMlp(mlpPath).catch((e: unknown) => {
-          throw new ModelLoadError('MLP', mlpPath, e);
+          throw modelLoadError('MLP', mlpPath, e);
         });
         const features = await readFeatures(featuresPath).catch((e: Error) => {
           throw new UsageError(`cannot use --features ${featuresPath}: ${e.message}`);

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { FileWriteError } from '@virnucpro/atomic-file';
-import { ModelLoadError, UsageError, modelLabel } from '../errors.js';
+import { modelLabel, modelLoadError } from '@virnucpro/predict';
+import { UsageError } from '../errors.js';
 import { runConvert } from './convert-run.js';
 import { runCommand } from './run-command.js';
 import type { OfferedModel } from './embedding-models.js';
@@ -33,7 +34,7 @@ export function convertModelCommand(model: OfferedModel): CommandModule {
           convert: (from, to) =>
             model.convert(from, to).catch((err: unknown) => {
               const systemCall = err instanceof FileWriteError || typeof (err as NodeJS.ErrnoException)?.syscall === 'string';
-              throw systemCall || err instanceof UsageError ? err : new ModelLoadError(modelLabel(model.label), from, err);
+              throw systemCall || err instanceof UsageError ? err : modelLoadError(modelLabel(model.label), from, err);
             }),
           log: args.quiet ? undefined : (line) => console.error(line),
         });

@@ -1,10 +1,10 @@
 import type { Argv, CommandModule } from 'yargs';
 import { describeForLog, planCompute, startCompute } from '@virnucpro/compute';
 import { packWindowFor } from '@virnucpro/runtime';
-import { ModelLoadError, UsageError, asUsageAsync, modelLabel } from '../errors.js';
+import { isOutOfMemory, modelLabel, modelLoadError } from '@virnucpro/predict';
+import { UsageError, asUsageAsync } from '../errors.js';
 import { MAX_NON_NUCLEOTIDE_SHARE } from '../pipeline/input-check.js';
 import { nonNucleotideCount, nonNucleotideExamples, plainNucleotideCount } from '../pipeline/nucleotide-codes.js';
-import { isOutOfMemory } from '../pipeline/oom-split.js';
 import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
 import { runEmbed } from './embed-run.js';
 import { requireFastaRecords } from './require-fasta-records.js';
@@ -48,7 +48,7 @@ export function embedModelCommand(model: OfferedModel): CommandModule {
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
           // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
           const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
-            throw isOutOfMemory(err) ? err : new ModelLoadError(modelLabel(model.label), run.model, err);
+            throw isOutOfMemory(err) ? err : modelLoadError(modelLabel(model.label), run.model, err);
           });
           try {
             run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);

@@ -5,7 +5,7 @@ import type { Embedder } from '@virnucpro/ops';
 import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { UsageError } from '../errors.js';
 import type { ComputeDescription, CudaDeviceSummary } from '@virnucpro/compute';
-import { embedSplittingOnOom } from '../pipeline/oom-split.js';
+import { embedSplittingOnOom } from '@virnucpro/predict';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
 
 export interface EmbedRunOptions {

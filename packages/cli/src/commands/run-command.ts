@@ -1,8 +1,10 @@
+import { ModelLoadError } from '@virnucpro/predict';
 import { UsageError } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 
 /**
- * Runs a command body and turns failures into the documented exit codes: UsageError → 2 with its message
+ * Runs a command body and turns failures into the documented exit codes: UsageError (and a model that cannot be
+ * read, ModelLoadError) → 2 with its message
  * alone; anything else → 1 with the message (stack with VIRNUCPRO_DEBUG=1). A body may set
  * process.exitCode itself (e.g. 130 after SIGINT).
  */
@@ -10,7 +12,7 @@ export async function runCommand(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || err instanceof ModelLoadError) {
       console.error(`virnucpro: ${err.message}`);
       process.exitCode = ExitCode.badInput;
       return;

@@ -32,10 +32,3 @@ export function plainNucleotideCount(sequence: string): number {
   return inside;
 }
 
-/** Characters of `sequence` that are N or n (unknown bases). */
-export function nBaseCount(sequence: string): number {
-  let n = 0;
-  for (let i = sequence.indexOf('N'); i !== -1; i = sequence.indexOf('N', i + 1)) n++;
-  for (let i = sequence.indexOf('n'); i !== -1; i = sequence.indexOf('n', i + 1)) n++;
-  return n;
-}

@@ -1,4 +1,5 @@
 import type { CudaDeviceSummary } from '@virnucpro/compute';
+import type { FeaturesTelemetry } from '@virnucpro/predict';
 import type { RegionOptions } from '@virnucpro/consensus';
 import type { ShardSummary } from '../sharding/shard-summary.js';
 
@@ -141,6 +142,19 @@ export class RunSummaryBuilder {
     this.fixed.backend = compute.backend;
     this.precision = compute.precision;
     this.cuda = compute.cuda ? { ...compute.cuda } : undefined;
+  }
+
+  /** What the feature model's workers report (predict's counters; per worker with worker processes). */
+  setFeatures(features: FeaturesTelemetry, perWorker: boolean): void {
+    this.setCompute(features.compute);
+    this.oomSplits = features.oomSplits;
+    this.fp32Recomputes = features.fp32Recomputes;
+    this.esmTokens = features.esmTokens;
+    this.dnabertTokens = features.dnabertTokens;
+    this.peakGpuBytes = features.peakGpuBytes;
+    this.gpuBusySamples = features.gpuBusySamples;
+    this.gpuBusyPercentSum = features.gpuBusyPercentSum;
+    if (perWorker) this.workerStats = features.workers;
   }
 
   build(status: RunSummary['status']): RunSummary {

@@ -1,17 +1,16 @@
-// The worker plugin of `virnucpro predict`: loaded by @virnucpro/runtime in each worker process (by
-// absolute path), or in-process when --workers 0. It holds BOTH embedding models so that a frame travels
-// to a device once and comes back as its finished VirNucPro feature [DNABERT-S mean | ESM-2 mean].
+// The VirNucPro feature model: BOTH embedding models in one worker, so that a frame travels to a device once and
+// comes back as its finished feature [DNABERT-S mean | ESM-2 mean]. features-worker.ts is the module the worker loads.
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import { gpuUtilization, peakGpuBytes, startCompute, startGpuUtilizationSampling, type ComputeDescription, type ComputeSettings } from '@virnucpro/compute';
 import type { Embedder } from '@virnucpro/ops';
-import type { WorkerModelFactory } from '@virnucpro/runtime';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
-import { ModelLoadError } from '../errors.js';
+import { modelLoadError, type ModelLabel } from './model-load-error.js';
 import { embedSplittingOnOom, isOutOfMemory } from './oom-split.js';
 
-export interface FeaturesWorkerOptions {
+/** Where the two embedding models are (a converted or Hugging Face folder each). */
+export interface FeatureModelPaths {
   esm: string;
   dnabert: string;
 }
@@ -39,12 +38,13 @@ export interface FeaturesModel extends Embedder<FrameItem> {
   counters(): FeaturesCounters;
 }
 
-export async function createFeaturesModel(options: FeaturesWorkerOptions, settings: ComputeSettings): Promise<FeaturesModel> {
+/** Starts the planned backend (`settings`, from planCompute) and loads both models onto it: a worker's model. */
+export async function createFeaturesModel(options: FeatureModelPaths, settings: ComputeSettings): Promise<FeaturesModel> {
   // The backend the parent planned (@virnucpro/compute's planCompute), started once, here; both models load onto it.
   const compute = await startCompute(settings);
   // A model that cannot be read is the user's to fix (exit 2), named in one line; running out of GPU memory is not.
-  const loadError = (model: 'ESM-2 model' | 'DNABERT-S model', path: string) => (err: unknown) => {
-    throw isOutOfMemory(err) ? err : new ModelLoadError(model, path, err);
+  const loadError = (model: ModelLabel, path: string) => (err: unknown) => {
+    throw isOutOfMemory(err) ? err : modelLoadError(model, path, err);
   };
   const dnabert = await loadDnabertEmbedder(options.dnabert).catch(loadError('DNABERT-S model', options.dnabert));
   const esm = await loadEsm2Embedder(options.esm, { precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
@@ -126,9 +126,3 @@ async function bothOrFirstError<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A,
   if (rb.status === 'rejected') throw rb.reason;
   return [ra.value, rb.value];
 }
-
-/** The runtime's factory signature: (options, ctx) → Embedder. */
-export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSettings> = (options, ctx) => {
-  if (!ctx.compute) throw new Error('the features worker needs its compute settings (the pool\'s `compute`)');
-  return createFeaturesModel(options as FeaturesWorkerOptions, ctx.compute);
-};

@@ -2,9 +2,9 @@
 // order and the splits counted: on the helper and on the features model (the place a batch meets the models,
 // in a worker process or the in-process worker thread).
 import { describe, expect, it } from 'vitest';
-import { featuresModel, type SequenceEmbedder } from '../src/pipeline/features-worker.js';
-import type { FrameItem } from '../src/pipeline/frame-item.js';
-import { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError } from '../src/pipeline/oom-split.js';
+import { featuresModel, type SequenceEmbedder } from '../src/features-model.js';
+import type { FrameItem } from '../src/frame-item.js';
+import { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError } from '../src/oom-split.js';
 
 /** Like the cuda backend's error, but another class: only the name may be relied on. */
 class FakeOom extends Error {

@@ -1,0 +1,68 @@
+import { MOSTLY_N_SHARE } from '@virnucpro/consensus';
+import { readFasta } from '@virnucpro/fasta-stream';
+import { esmTokenCount, nBaseCount } from '@virnucpro/predict';
+import { chunkRecord, identifyFrames } from '@virnucpro/sixframe';
+import { UsageError } from '../errors.js';
+import type { InputCheck } from './input-check.js';
+
+export interface FrameCounts {
+  /** Records of this run (of this shard with --shard), skipped ones included. */
+  sequences: number;
+  chunks: number;
+  frames: number;
+  /** ESM-2 tokens of those frames (residues + 2 each): what batches are packed on and the run's time goes with. */
+  esmTokens: number;
+  /** Records shorter than `minLength`, skipped (not chunked). */
+  skipped: number;
+  /** Records more than MOSTLY_N_SHARE of whose bases are N, and the first few of them for a warning. */
+  mostlyN: number;
+  mostlyNExamples: string[];
+}
+
+export interface CountOptions {
+  /** The input rules; they see every record, selected or not, so each part of a sharded run refuses a bad input as the whole run would. */
+  check?: InputCheck;
+  /** 0-based record position in the input → in this run? (`--shard`). */
+  select?: (recordIndex: number) => boolean;
+  /** Records shorter than this are skipped (`--min-length`; default: none). */
+  minLength?: number;
+}
+
+/**
+ * The pass that reads the whole input before anything is written: `check` applies the input rules to every record,
+ * an empty record is refused, and the sequences, chunks and frames a run will have are counted (the progress bar's
+ * total), with the records --min-length skips and those that are mostly N.
+ */
+export async function countFrames(input: string, chunkLength: number, options: CountOptions = {}): Promise<FrameCounts> {
+  const { check, select, minLength = 0 } = options;
+  const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0, skipped: 0, mostlyN: 0, mostlyNExamples: [] };
+  let recordIndex = -1;
+  for await (const record of readFasta(input)) {
+    recordIndex++;
+    if (check) await check.record(record, recordIndex + 1);
+    const length = record.sequence.length;
+    if (length === 0) {
+      // The original divides by zero on an empty record; say which one instead.
+      throw new UsageError(`${input}: record #${recordIndex + 1} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
+    }
+    if (select && !select(recordIndex)) continue;
+    counts.sequences++;
+    const nBases = nBaseCount(record.sequence);
+    if (nBases > MOSTLY_N_SHARE * length) {
+      counts.mostlyN++;
+      if (counts.mostlyNExamples.length < 3) counts.mostlyNExamples.push(`'${record.id}' ${Math.round((100 * nBases) / length)}%`);
+    }
+    if (length < minLength) {
+      counts.skipped++;
+      continue;
+    }
+    for (const chunk of chunkRecord(record, chunkLength)) {
+      counts.chunks++;
+      for (const frame of identifyFrames(chunk.id, chunk.sequence)) {
+        counts.frames++;
+        counts.esmTokens += esmTokenCount(frame);
+      }
+    }
+  }
+  return counts;
+}

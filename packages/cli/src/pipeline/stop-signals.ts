@@ -1,0 +1,55 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { onTerminationSignal } from '../termination-signal.js';
+
+/** Where a run's checkpoint shards go, inside its output folder. */
+export const CHECKPOINT_DIR = '.checkpoints';
+
+/**
+ * Until the run's own handler is in place (the models can take minutes to load), SIGINT / SIGTERM remove the folder
+ * this run created (nothing is in it yet but our own empty checkpoint) and exit 130 / 143. Returns the remover.
+ */
+export function stopBeforeTheRun(outDir: string, outDirExisted: boolean, log: (line: string) => void): () => void {
+  return onTerminationSignal(
+    async () => {
+      if (!outDirExisted) await rm(outDir, { recursive: true, force: true });
+      log(`stopped before any frame was computed; ${outDirExisted ? `nothing written in ${outDir}` : `removed ${outDir}, which this run had created`}`);
+    },
+    { log },
+  );
+}
+
+/**
+ * Once frames are computed, SIGINT / SIGTERM stop the workers at once (a batch in progress is not waited for: its
+ * frames are recomputed on --resume), keep the frames already finished as a checkpoint shard, clean up, say what
+ * was kept and how to continue, and exit 130 / 143. Returns the remover.
+ */
+export function stopDuringTheRun(
+  stop: { closeWorkers(): Promise<void>; flushCheckpoint(): Promise<void>; kept(): number; cleanUp(): Promise<void> },
+  what: { total: number; inputName: string; outDir: string },
+  log: (line: string) => void,
+): () => void {
+  return onTerminationSignal(
+    async () => {
+      await stop.closeWorkers().catch(() => undefined);
+      await stop.flushCheckpoint();
+      const kept = stop.kept();
+      await stop.cleanUp();
+      log(stoppedLine(kept, what.total, what.inputName, what.outDir));
+    },
+    { log },
+  );
+}
+
+/** What a stopped run kept, and the command that continues it. */
+function stoppedLine(kept: number, total: number, inputName: string, outDir: string): string {
+  if (kept === 0) return 'no frame was finished, so nothing was kept';
+  const input = inputName === '-' ? '- (the same input on standard input)' : shellWord(inputName);
+  return `kept ${kept.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} frames in ${join(outDir, CHECKPOINT_DIR)}; ` +
+    `continue with the same models and options: virnucpro predict ${input} --out-dir ${shellWord(outDir)} --resume`;
+}
+
+/** A path as one shell word (quoted when it holds anything but safe characters). */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,14 @@
+// @virnucpro/predict: the VirNucPro pipeline. The feature model ([DNABERT-S | ESM-2] per six-frame item, a batch
+// split in halves when the GPU runs out of memory) on a worker pool, the records' frames as a paced source, the MLP
+// into the prediction files, and `predict`, all of it in one call.
+export { predict, readAheadFor, assertFeaturesFit, FeatureMismatchError, type PredictOptions, type PredictResult } from './predict.js';
+export { framesFrom, declareRecords, type FramesOptions, type RecordDeclarations } from './frames-from.js';
+export { recordFacts, nBaseCount } from './record-facts.js';
+export { writePredictions, type FrameClassifier, type PredictionSink, type WritePredictionsOptions } from './write-predictions.js';
+export { startFeatures, type Features, type StartFeaturesOptions } from './start-features.js';
+export type { FeaturesTelemetry } from './features-telemetry.js';
+export type { FeatureModelPaths } from './features-model.js';
+export { FEATURES_MODEL_NAME } from './feature-name.js';
+export { esmTokenCount, type FrameItem } from './frame-item.js';
+export { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError, type OomSplitOptions } from './oom-split.js';
+export { ModelLoadError, modelLoadError, modelLabel, type ModelLabel } from './model-load-error.js';
