@@ -1,5 +1,5 @@
 // Shared by the tests that spawn the built CLI and read the embeddings it writes.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readSafetensors, toFloat32 } from '@virnucpro/weights';
@@ -15,16 +15,21 @@ export function runCli(args: string[]) {
  * runCli without blocking the test worker: a long spawnSync (several predicts in one hook) keeps vitest's worker
  * from answering its runner for over a minute ("Timeout calling onTaskUpdate", which fails the run).
  */
-export function runCliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** Runs node with `args` (a script and its arguments) in the background; resolves with its status and output. */
+export function runNodeAsync(args: string[], options: SpawnOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
     child.once('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+export function runCliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runNodeAsync([bin, ...args]);
 }
 
 export interface EmbeddingFile {

@@ -9,13 +9,14 @@
 // node_modules into the folder's (all at the top, as npm hoists them); one that no package declares is missing.
 // The examples run in that folder (their outputs land there) and read the repository's fixtures as test-data/…
 // (linked into it). About 20 s on 2 cores.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNodeAsync } from './cli-harness.js';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'library-packs-'));
@@ -36,19 +37,7 @@ function examples(dir: string): { language: 'js' | 'ts'; code: string }[] {
 }
 
 function runNode(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], {
-      cwd: project,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: tmp, TMPDIR: process.env.TMPDIR },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runNodeAsync([file], { cwd: project, env: { PATH: process.env.PATH, HOME: tmp, TMPDIR: process.env.TMPDIR } });
 }
 
 describe('every library package, packed and installed outside the workspace, runs its README examples', () => {

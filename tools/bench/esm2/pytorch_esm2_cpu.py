@@ -12,9 +12,12 @@ Works with Debian's python3-torch (1.13) and any later torch. Example:
   python3 tools/bench/esm2/pytorch_esm2_cpu.py --size 35M --write-model /tmp/esm2-35m --write-fasta /tmp/p.fa
   python3 tools/bench/esm2/pytorch_esm2_cpu.py --model /tmp/esm2-35m --fasta /tmp/p.fa
 """
-import argparse, json, math, os, struct, time, datetime
+import argparse, json, math, os, struct, sys, time, datetime
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dnabert"))
+from pytorch_dnabert import read_fasta  # noqa: E402  (one FASTA reader for the Python references)
 
 SIZES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20), "650M": (33, 1280, 20), "3B": (36, 2560, 40)}
 ALPHABET = "<cls> <pad> <eos> <unk> L A G V S E R T I D P K Q N F Y M H W C X B U Z O . - <null_1> <mask>".split()
@@ -100,21 +103,6 @@ def write_fasta(path, n, residues):
         for i in range(n):
             idx = torch.randint(0, len(AMINO), (residues,), generator=g).tolist()
             f.write(f">p{i}\n{''.join(AMINO[j] for j in idx)}\n")
-
-
-def read_fasta(path):
-    records, name, seq = [], None, []
-    for line in open(path):
-        line = line.strip()
-        if line.startswith(">"):
-            if name is not None:
-                records.append((name, "".join(seq)))
-            name, seq = line[1:].split()[0], []
-        elif line:
-            seq.append(line)
-    if name is not None:
-        records.append((name, "".join(seq)))
-    return records
 
 
 def rotate_half(x):
