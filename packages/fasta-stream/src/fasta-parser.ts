@@ -3,6 +3,7 @@ import { ByteAccumulator } from './byte-accumulator.js';
 import { FastaFormatError } from './fasta-format-error.js';
 import type { FastaRecord } from './fasta-record.js';
 import { pythonFirstWord, pythonRstrip, trailingWhitespaceStart } from './python-whitespace.js';
+import { byteOrderMarkLength, guardBinary } from './text-guard.js';
 import { Utf8Validator } from './utf8-validator.js';
 
 const LF = 0x0a;
@@ -104,9 +105,11 @@ export class FastaParser {
     let chunk = input;
     if (this.firstChunk && chunk.length > 0) {
       this.firstChunk = false;
-      chunk = this.skipByteOrderMark(chunk);
+      const bom = byteOrderMarkLength(chunk, this.file);
+      this.offset += bom;
+      chunk = chunk.subarray(bom);
     }
-    this.guardBinary(chunk);
+    guardBinary(chunk, this.utf8, 'FASTA', this.file, this.offset, (index) => this.lineAt(chunk, index));
     chunk = this.normaliseLoneCR(chunk);
 
     const n = chunk.length;
@@ -429,29 +432,6 @@ export class FastaParser {
     if (!this.warnedLeading) {
       this.warnedLeading = true;
       this.onWarning?.(`${this.file}: line ${this.line}: text before the first '>' record was ignored`);
-    }
-  }
-
-  private skipByteOrderMark(chunk: Buffer): Buffer {
-    if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
-      this.offset += 3;
-      return chunk.subarray(3);
-    }
-    if (chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
-      throw new FastaFormatError(this.file, 1, 0, 'UTF-16 text is not supported; convert the file to UTF-8/ASCII');
-    }
-    return chunk;
-  }
-
-  /** NUL bytes and invalid UTF-8 mean the input is not a text FASTA file. */
-  private guardBinary(chunk: Buffer): void {
-    const nul = chunk.indexOf(0);
-    const bad = this.utf8.check(nul === -1 ? chunk : chunk.subarray(0, nul));
-    if (bad !== -1) {
-      throw new FastaFormatError(this.file, this.lineAt(chunk, bad), this.offset + bad, 'invalid UTF-8: binary data, or not a FASTA text file');
-    }
-    if (nul !== -1) {
-      throw new FastaFormatError(this.file, this.lineAt(chunk, nul), this.offset + nul, 'NUL byte: binary data, or not a FASTA text file');
     }
   }
 

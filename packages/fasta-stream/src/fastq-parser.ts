@@ -2,6 +2,7 @@ import { isAscii } from 'node:buffer';
 import { FastaFormatError } from './fasta-format-error.js';
 import type { FastaRecord } from './fasta-record.js';
 import { pythonFirstWord, pythonRstrip } from './python-whitespace.js';
+import { byteOrderMarkLength, guardBinary } from './text-guard.js';
 import { Utf8Validator } from './utf8-validator.js';
 
 const LF = 0x0a;
@@ -70,9 +71,11 @@ export class FastqParser {
     let chunk = input;
     if (this.firstChunk && chunk.length > 0) {
       this.firstChunk = false;
-      chunk = this.skipByteOrderMark(chunk);
+      const bom = byteOrderMarkLength(chunk, this.file);
+      this.offset += bom;
+      chunk = chunk.subarray(bom);
     }
-    this.guardBinary(chunk);
+    guardBinary(chunk, this.utf8, 'FASTQ', this.file, this.offset, () => this.line);
     const n = chunk.length;
     let start = 0;
     if (this.pending.length > 0) {
@@ -166,22 +169,6 @@ export class FastqParser {
 
   private fail(problem: string): never {
     throw new FastaFormatError(this.file, this.line, undefined, problem);
-  }
-
-  private skipByteOrderMark(chunk: Buffer): Buffer {
-    if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
-      this.offset += 3;
-      return chunk.subarray(3);
-    }
-    return chunk;
-  }
-
-  /** NUL bytes and invalid UTF-8 mean the input is not a text file. */
-  private guardBinary(chunk: Buffer): void {
-    const nul = chunk.indexOf(0);
-    const bad = this.utf8.check(nul === -1 ? chunk : chunk.subarray(0, nul));
-    if (bad !== -1) throw new FastaFormatError(this.file, this.line, this.offset + bad, 'invalid UTF-8: binary data, or not a FASTQ text file');
-    if (nul !== -1) throw new FastaFormatError(this.file, this.line, this.offset + nul, 'NUL byte: binary data, or not a FASTQ text file');
   }
 }
 
