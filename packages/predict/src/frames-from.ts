@@ -1,6 +1,7 @@
 import { Subject, concat, defer, ignoreElements, merge, tap, type MonoTypeOperatorFunction } from 'rxjs';
 import { allGates, pull$, type CreditGate, type PacedSource } from '@virnucpro/runtime';
-import { chunkLayout, chunkRecords, identifyFrames, sixFrames, type Chunk, type ChunkSpan, type PrepWriter, type SequenceRecord } from '@virnucpro/sixframe';
+import { chunkLayout, chunkRecords, identifyFrames, sixFrames, type Chunk, type ChunkSpan, type SequenceRecord } from '@virnucpro/sixframe';
+import type { PrepWriter } from './prep-writer.js';
 import type { FrameItem } from './frame-item.js';
 import { recordFacts } from './record-facts.js';
 

@@ -12,3 +12,9 @@ export { FEATURES_MODEL_NAME } from './feature-name.js';
 export { esmTokenCount, type FrameItem } from './frame-item.js';
 export { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError, type OomSplitOptions } from './oom-split.js';
 export { ModelLoadError, modelLoadError, modelLabel, type ModelLabel } from './model-load-error.js';
+// The prep stage (`virnucpro prep`, and predict's --keep-intermediate): the three intermediate FASTA files.
+export { prepFasta, type PrepOptions, type PrepSummary, type PrepCounts } from './prep-fasta.js';
+export { PrepWriter } from './prep-writer.js';
+export { PrepInputError } from './prep-input-error.js';
+export { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.js';
+export { formatWrappedFasta, formatSingleLineFasta } from './fasta-format.js';

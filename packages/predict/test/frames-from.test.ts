@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject, lastValueFrom, tap, toArray } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chunkLayout, chunkRecord, formatSingleLineFasta, formatWrappedFasta, identifyFrames, PrepWriter, prepOutputPaths } from '@virnucpro/sixframe';
+import { chunkLayout, chunkRecord, identifyFrames } from '@virnucpro/sixframe';
+import { formatSingleLineFasta, formatWrappedFasta, PrepWriter, prepOutputPaths } from '../src/index.js';
 import { framesFrom } from '../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'vnp-frames-from-'));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { inputStem, prepFasta, prepOutputPaths, type PrepCounts } from '@virnucpro/sixframe';
+import { inputStem, prepFasta, prepOutputPaths, type PrepCounts } from '@virnucpro/predict';
 import { UsageError } from '../errors.js';
 import type { CommandModule } from 'yargs';
 import { outDirError } from '../fs/out-dir-error.js';

@@ -4,7 +4,7 @@ import { openCheckpoint, CheckpointMismatchError, type CheckpointSession } from 
 import { removeStaleTempFiles } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
 import { readFasta, type FastaRecord } from '@virnucpro/fasta-stream';
-import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/sixframe';
+import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/predict';
 import { runEmbedding } from '@virnucpro/runtime';
 import { defaultTokenBudget } from '@virnucpro/compute';
 import {

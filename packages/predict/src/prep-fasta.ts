@@ -1,11 +1,9 @@
 import { access, constants, stat } from 'node:fs/promises';
 import { readFastaBatches } from '@virnucpro/fasta-stream';
-import { chunkRecord } from './chunk-record.js';
+import { chunkRecord, identifyFrames, recordHeaderLine } from '@virnucpro/sixframe';
 import { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.js';
-import { identifyFrames } from './identify-frames.js';
 import { PrepInputError } from './prep-input-error.js';
 import { PrepWriter } from './prep-writer.js';
-import { recordHeaderLine } from './record-header-line.js';
 
 export interface PrepCounts {
   /** Input records read. */

@@ -1,7 +1,6 @@
 import { BufferedAtomicFile, makeDirectory, type StagedOutput } from '@virnucpro/atomic-file';
-import type { Chunk } from './chunk-record.js';
+import type { Chunk, Frame } from '@virnucpro/sixframe';
 import type { PrepOutputPaths } from './file-names.js';
-import type { Frame } from './identify-frames.js';
 
 /**
  * Writes VirNucPro's three intermediate files (chunked FASTA wrapped at 60 columns; identified nucleotide and
