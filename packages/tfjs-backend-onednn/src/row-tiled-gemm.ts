@@ -22,10 +22,33 @@ export function rowTiledGemm(
   for (let r = 0; r < full; r += GEMM_ROWS) {
     onednn.sgemm(false, GEMM_ROWS, n, k, 1, xAddress + r * k * 4, k, wAddress, n, 0, wasm.address(y + r * n * 4), n);
   }
-  if (full < rows) {
-    const padded = wasm.f32(pad, GEMM_ROWS * k);
-    padded.set(x.subarray(full * k, rows * k));
-    padded.fill(0, (rows - full) * k);
-    onednn.sgemm(false, GEMM_ROWS, n, k, 1, wasm.address(pad), k, wAddress, n, 0, wasm.address(y + full * n * 4), n);
+  if (full < rows) gemmPartialBlock(onednn, wasm, x, rows, k, wAddress, n, full, pad, y + full * n * 4);
+}
+
+/**
+ * The same calls as rowTiledGemm, but the full blocks write straight into `out` (rows×n, a process-owned array):
+ * no arena region for the result and no copy out of it, and the output's fresh pages are first touched by oneDNN's
+ * threads rather than by a copy on the main thread. Only the last, partial block goes through the arena (`pad`,
+ * GEMM_ROWS·k floats, then `tail`, GEMM_ROWS·n floats) and its rows are copied into `out`.
+ */
+export function rowTiledGemmInto(
+  onednn: OnednnLibrary, wasm: WasmKernels, x: Float32Array, xAddress: number, rows: number, k: number, wAddress: number, n: number,
+  out: Float32Array, outAddress: number, pad: number, tail: number,
+): void {
+  const full = Math.floor(rows / GEMM_ROWS) * GEMM_ROWS;
+  for (let r = 0; r < full; r += GEMM_ROWS) {
+    onednn.sgemm(false, GEMM_ROWS, n, k, 1, xAddress + r * k * 4, k, wAddress, n, 0, outAddress + r * n * 4, n);
   }
+  if (full < rows) {
+    gemmPartialBlock(onednn, wasm, x, rows, k, wAddress, n, full, pad, tail);
+    out.set(wasm.f32(tail, (rows - full) * n), full * n);
+  }
+}
+
+/** Rows [full, rows) of x·w as one GEMM_ROWS-row call on a zero-padded copy in `pad`, into the arena offset `y`. */
+function gemmPartialBlock(onednn: OnednnLibrary, wasm: WasmKernels, x: Float32Array, rows: number, k: number, wAddress: number, n: number, full: number, pad: number, y: number): void {
+  const padded = wasm.f32(pad, GEMM_ROWS * k);
+  padded.set(x.subarray(full * k, rows * k));
+  padded.fill(0, (rows - full) * k);
+  onednn.sgemm(false, GEMM_ROWS, n, k, 1, wasm.address(pad), k, wAddress, n, 0, wasm.address(y), n);
 }

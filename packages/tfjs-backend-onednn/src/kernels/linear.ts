@@ -1,10 +1,14 @@
 import type { KernelConfig, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
 import { VnpLinear, type VnpLinearAttrs } from '@virnucpro/ops';
 import type { OnednnBackend } from '../backend-onednn.js';
-import { GEMM_ROWS, rowTiledGemm } from '../row-tiled-gemm.js';
+import { GEMM_ROWS, rowTiledGemm, rowTiledGemmInto } from '../row-tiled-gemm.js';
 import { addressOf } from '../wasm-kernels.js';
 
-/** y = act(x·W + b) + residual: oneDNN's GEMM in blocks of GEMM_ROWS rows, then bias, GELU and residual in one SIMD pass. */
+/**
+ * y = act(x·W + b) + residual: oneDNN's GEMM in blocks of GEMM_ROWS rows, then bias, GELU and residual in one SIMD
+ * pass. Without bias, residual or GELU (DNABERT-S's GeGLU input, its widest product) the GEMM writes the output
+ * itself: the same calls, so the same bytes, without a copy on the main thread.
+ */
 export const linearConfig: KernelConfig = {
   kernelName: VnpLinear,
   backendName: 'onednn',
@@ -15,7 +19,13 @@ export const linearConfig: KernelConfig = {
     const [rows, k] = x.shape;
     const n = weight.shape[1];
     const out = new Float32Array(rows * n);
-    if (rows > 0) {
+    const epilogue = Boolean(bias || residual || gelu);
+    if (rows > 0 && !epilogue) {
+      const { wasm } = cpu;
+      const [pad, tail] = wasm.layout(GEMM_ROWS * k, GEMM_ROWS * n);
+      const xs = cpu.floats(x);
+      rowTiledGemmInto(cpu.onednn, wasm, xs, addressOf(xs), rows, k, addressOf(cpu.floats(weight)), n, out, addressOf(out), pad, tail);
+    } else if (rows > 0) {
       const { wasm } = cpu;
       const blocks = Math.ceil(rows / GEMM_ROWS) * GEMM_ROWS;
       const [y, pad, b, res] = wasm.layout(blocks * n, GEMM_ROWS * k, bias ? n : 0, residual ? rows * n : 0);
@@ -23,7 +33,7 @@ export const linearConfig: KernelConfig = {
       rowTiledGemm(cpu.onednn, wasm, xs, addressOf(xs), rows, k, addressOf(cpu.floats(weight)), n, y, pad);
       if (bias) wasm.f32(b, n).set(cpu.floats(bias));
       if (residual) wasm.f32(res, rows * n).set(cpu.floats(residual));
-      if (bias || residual || gelu) wasm.kernels.linearEpilogue(y, rows, n, bias ? b : 0, residual ? res : 0, gelu ? 1 : 0);
+      wasm.kernels.linearEpilogue(y, rows, n, bias ? b : 0, residual ? res : 0, gelu ? 1 : 0);
       out.set(wasm.f32(y, rows * n));
     }
     return cpu.makeTensorInfo([rows, n], 'float32', out);
