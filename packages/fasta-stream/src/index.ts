@@ -9,3 +9,4 @@ export { detectCompression, type Compression } from './compression.js';
 export type { FastaSource } from './decoded-chunks.js';
 export { fastaTitle, formatFastaRecord } from './fasta-format.js';
 export { FastaWriter, writeFasta, type FastaWriterOptions, type WriteFastaOptions } from './fasta-writer.js';
+export { recordHeaderLine } from './record-header-line.js';

@@ -1,6 +1,6 @@
 import { access, constants, stat } from 'node:fs/promises';
-import { readFastaBatches } from '@virnucpro/fasta-stream';
-import { chunkRecord, identifyFrames, recordHeaderLine } from '@virnucpro/sixframe';
+import { readFastaBatches, recordHeaderLine } from '@virnucpro/fasta-stream';
+import { chunkRecord, identifyFrames } from '@virnucpro/sixframe';
 import { inputStem, prepOutputPaths, type PrepOutputPaths } from './file-names.js';
 import { PrepInputError } from './prep-input-error.js';
 import { PrepWriter } from './prep-writer.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordHeaderLine } from '@virnucpro/sixframe';
+import { recordHeaderLine } from '@virnucpro/fasta-stream';
 import { prepFasta } from '../src/index.js';
 
 const lambda = readFileSync(new URL('../../../test-data/lambda_virus.fa', import.meta.url), 'utf8').split('\n').slice(1).join('');

@@ -5,4 +5,3 @@ export { reverseComplement } from './reverse-complement.js';
 export { translateFrame, translateSixFrames } from './translate.js';
 export { identifyFrames, type Frame } from './identify-frames.js';
 export { chunkRecords, sixFrames, type Demand } from './operators.js';
-export { recordHeaderLine } from './record-header-line.js';

@@ -1,5 +1,5 @@
 import type { FastaRecord } from '@virnucpro/fasta-stream';
-import { recordHeaderLine } from '@virnucpro/sixframe';
+import { recordHeaderLine } from '@virnucpro/fasta-stream';
 import { UsageError } from '../errors.js';
 import { nonNucleotideCount, nonNucleotideExamples } from './nucleotide-codes.js';
 
