@@ -18,8 +18,9 @@ export const linearConfig: KernelConfig = {
     const gelu = (attrs as VnpLinearAttrs).activation === 'gelu';
     const [rows, k] = x.shape;
     const n = weight.shape[1];
-    const out = new Float32Array(rows * n);
     const epilogue = Boolean(bias || residual || gelu);
+    // Without an epilogue (a GeGLU input) the output is shared, so that the next kernel can split it among threads.
+    const out = epilogue ? new Float32Array(rows * n) : cpu.sharedFloats(rows * n);
     if (rows > 0 && !epilogue) {
       const { wasm } = cpu;
       const [pad, tail] = wasm.layout(GEMM_ROWS * k, GEMM_ROWS * n);
