@@ -46,6 +46,9 @@ for (;;) {
  * blocks until all ranges are done (kernels are synchronous); idle helpers sleep in Atomics.wait and do not keep
  * the process alive.
  */
+/** How long the calling thread waits for a helper that makes no progress before failing the kernel. */
+const STALL_MS = 60_000;
+
 export class RowWorkers {
   /** [generation, helpers done, a helper failed]. */
   private readonly control = new Int32Array(new SharedArrayBuffer(12));
@@ -87,7 +90,13 @@ export class RowWorkers {
     Atomics.notify(this.control, 0);
     const mine = Math.min(this.helpers * share, rows);
     if (mine < rows) here(mine, rows);
-    for (let done = Atomics.load(this.control, 1); done < jobs; done = Atomics.load(this.control, 1)) Atomics.wait(this.control, 1, done);
+    // A helper that died outright (not an error it caught) would never count itself done: give up after a minute
+    // without progress rather than hang the run (a range of rows takes milliseconds).
+    for (let done = Atomics.load(this.control, 1); done < jobs; done = Atomics.load(this.control, 1)) {
+      if (Atomics.wait(this.control, 1, done, STALL_MS) === 'timed-out' && Atomics.load(this.control, 1) === done) {
+        throw new Error(`onednn: a helper thread stopped responding in geglu (${jobs - done} of ${jobs} row ranges unfinished after ${STALL_MS / 1000} s)`);
+      }
+    }
     if (Atomics.load(this.control, 2)) throw new Error('onednn: a helper thread failed in geglu');
   }
 }
