@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dnabert"))
-from pytorch_dnabert import read_fasta  # noqa: E402  (one FASTA reader for the Python references)
+from pytorch_dnabert import length_sorted_batches, load_file, read_fasta  # noqa: E402  (one implementation each for the Python references)
 
 SIZES = {"8M": (6, 320, 20), "35M": (12, 480, 20), "150M": (30, 640, 20), "650M": (33, 1280, 20), "3B": (36, 2560, 40)}
 ALPHABET = "<cls> <pad> <eos> <unk> L A G V S E R T I D P K Q N F Y M H W C X B U Z O . - <null_1> <mask>".split()
@@ -52,21 +52,6 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(raw)) + raw)
         for name, (shape, make) in tensors.items():
             f.write(make().detach().contiguous().float().numpy().tobytes())
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        base = 8 + n
-        out = {}
-        for name, meta in header.items():
-            if name == "__metadata__":
-                continue
-            b, e = meta["data_offsets"]
-            f.seek(base + b)
-            out[name] = torch.frombuffer(bytearray(f.read(e - b)), dtype=torch.float32).reshape(meta["shape"])
-        return out
 
 
 def write_model(folder, size):
@@ -115,7 +100,7 @@ class Esm2:
 
     def __init__(self, folder):
         cfg = json.load(open(os.path.join(folder, "config.json")))
-        self.w = read_safetensors(os.path.join(folder, "model.safetensors"))
+        self.w = load_file(os.path.join(folder, "model.safetensors"))
         self.layers, self.d, self.heads = cfg["num_hidden_layers"], cfg["hidden_size"], cfg["num_attention_heads"]
         self.eps = cfg.get("layer_norm_eps", 1e-5)
         self.hd = self.d // self.heads
@@ -154,19 +139,6 @@ class Esm2:
         return [x[b, 1:n - 1].mean(0) for b, n in enumerate(lengths)]
 
 
-def batches(lengths, budget):
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    out, cur = [], []
-    for i in order:
-        if cur and max(lengths[j] for j in cur + [i]) * (len(cur) + 1) > budget:
-            out.append(cur)
-            cur = []
-        cur.append(i)
-    if cur:
-        out.append(cur)
-    return out
-
-
 if args.write_model:
     write_model(args.write_model, args.size)
 if args.write_fasta:
@@ -182,7 +154,7 @@ if args.model and args.fasta:
     load = time.time() - t0
     means = [None] * len(tokens)
     t1 = time.time()
-    for batch in batches(lengths, args.token_budget):
+    for batch in length_sorted_batches(lengths, args.token_budget):
         T = max(lengths[i] for i in batch)
         ids = torch.full((len(batch), T), TOKEN["<pad>"], dtype=torch.long)
         for r, i in enumerate(batch):
