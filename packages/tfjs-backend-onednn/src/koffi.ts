@@ -13,6 +13,11 @@ export interface Koffi {
 
 let loaded: Koffi | undefined;
 
+/** The file koffi loads from, for threads that load it themselves (row-workers.ts). */
+export function koffiModulePath(): string {
+  return createRequire(import.meta.url).resolve('koffi');
+}
+
 /** Loads koffi on first use, so importing the backend never fails on a machine without its native addon. */
 export function koffi(): Koffi {
   loaded ??= createRequire(import.meta.url)('koffi') as Koffi;

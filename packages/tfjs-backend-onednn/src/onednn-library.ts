@@ -6,6 +6,12 @@ type Native = (...args: unknown[]) => number;
 
 /** oneDNN's status codes (dnnl_status_t) that a sgemm call can return. */
 const STATUS: Record<number, string> = { 1: 'out of memory', 2: 'invalid arguments', 3: 'unimplemented', 5: 'runtime error' };
+/** dnnl_sgemm's C prototype for koffi (pointers as process addresses). */
+export const SGEMM_PROTOTYPE =
+  'int dnnl_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, uintptr_t A, int64_t lda, ' +
+  'uintptr_t B, int64_t ldb, float beta, uintptr_t C, int64_t ldc)';
+/** The OpenMP runtimes oneDNN's builds link (GNU, Intel, LLVM), whose thread count its GEMMs follow. */
+export const OPENMP_LIBRARIES = ['libgomp.so.1', 'libiomp5.so', 'libomp.so'];
 const N = 'N'.charCodeAt(0);
 const T = 'T'.charCodeAt(0);
 
@@ -22,14 +28,11 @@ export class OnednnLibrary {
   private readonly signals = SignalGuard.create();
 
   constructor(readonly path: string, lib: KoffiLibrary) {
-    this.sgemmNative = lib.func(
-      'int dnnl_sgemm(char transa, char transb, int64_t M, int64_t N, int64_t K, float alpha, uintptr_t A, int64_t lda, ' +
-        'uintptr_t B, int64_t ldb, float beta, uintptr_t C, int64_t ldc)',
-    ) as Native;
+    this.sgemmNative = lib.func(SGEMM_PROTOTYPE) as Native;
     const version = lib.func('void *dnnl_version()')() as unknown;
     this.version = describeVersion(version);
     // oneDNN's OpenMP builds (Debian, conda) take their thread count from the OpenMP runtime they loaded.
-    const omp = tryLoad(['libgomp.so.1', 'libiomp5.so', 'libomp.so']);
+    const omp = tryLoad(OPENMP_LIBRARIES);
     this.setThreadsNative = omp?.func('void omp_set_num_threads(int n)') as Native | undefined;
     this.maxThreadsNative = omp?.func('int omp_get_max_threads()') as Native | undefined;
     stopThreadsAtExit(omp);

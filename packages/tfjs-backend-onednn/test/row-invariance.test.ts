@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { geglu, linear } from '@virnucpro/ops';
+import { geglu, layerNorm, linear, packedAttention, packedLayout } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randoms } from './randoms.js';
 import { ONEDNN_BACKEND, OnednnBackend, probeOnednn } from '../src/index.js';
+import { splitByCost } from '../src/row-jobs.js';
 
 const probe = probeOnednn();
 
@@ -67,15 +68,77 @@ describe.skipIf(!probe.ok)('onednn linear rows do not depend on the batch or the
     expect(Buffer.from(first.buffer).equals(Buffer.from(kept.buffer))).toBe(true);
   });
 
+  // Layer norm, the linear epilogue and attention split their rows (attention: its segments) among the threads.
+  const d = 96, heads = 3, lengths = [1, 66, 7, 130, 61, 2, 40];
+  const pack = lengths.reduce((a, b) => a + b, 0);
+  const qkv = randoms(pack * 3 * d, 14), g = randoms(d, 15), beta = randoms(d, 16);
+  const slopes = Float32Array.of(0.5, 0.125, 0.03125);
+  const layerNormOf = (from: number, count: number): Float32Array => {
+    const y = tf.tidy(() => layerNorm(tf.tensor2d(qkv.subarray(from * d, (from + count) * d), [count, d]), tf.tensor1d(g), tf.tensor1d(beta), 1e-12));
+    const values = y.dataSync() as Float32Array;
+    y.dispose();
+    return values;
+  };
+  const attentionOf = (segments: number[], withRotary: boolean): Float32Array => {
+    const layout = packedLayout(segments);
+    const first = lengths.slice(0, lengths.indexOf(segments[0])).reduce((a, b) => a + b, 0);
+    const rows = layout.totalTokens, hd = d / heads;
+    const y = tf.tidy(() => packedAttention(tf.tensor2d(qkv.subarray(first * 3 * d, (first + rows) * 3 * d), [rows, 3 * d]), layout, {
+      numHeads: heads, scale: 1 / Math.sqrt(hd),
+      ...(withRotary ? { rotary: { cos: tf.tensor2d(randoms(200 * hd, 17), [200, hd]), sinSigned: tf.tensor2d(randoms(200 * hd, 18), [200, hd]) } } : { alibiSlopes: slopes }),
+    }));
+    const values = y.dataSync() as Float32Array;
+    y.dispose();
+    layout.dispose();
+    return values;
+  };
+
+  it('layer norm on the helper threads: rows at any offset give the bytes of the whole batch', () => {
+    const batch = layerNormOf(0, pack);
+    for (const [from, count] of [[0, 1], [5, 7], [127, 2], [170, 130], [pack - 1, 1]]) {
+      expect(Buffer.from(layerNormOf(from, count).buffer).equals(Buffer.from(batch.buffer, from * d * 4, count * d * 4)), `rows ${from}..${from + count - 1}`).toBe(true);
+    }
+  });
+
+  it.each([false, true])('attention split by segments among the threads: each segment alone gives its bytes in the pack (rotary: %s)', (withRotary) => {
+    const batch = attentionOf(lengths, withRotary);
+    let first = 0;
+    for (const L of lengths) {
+      expect(Buffer.from(attentionOf([L], withRotary).buffer).equals(Buffer.from(batch.buffer, first * d * 4, L * d * 4)), `segment of ${L} at row ${first}`).toBe(true);
+      first += L;
+    }
+  });
+
   it('one thread and two give the same bytes', async () => {
-    const bytes: Buffer[] = [];
+    const bytes: Buffer[][] = [];
     for (const threads of [1, 2]) {
       tf.removeBackend(ONEDNN_BACKEND); // a new instance with its thread count
       tf.registerBackend(ONEDNN_BACKEND, () => new OnednnBackend({ threads }), 2);
       await tf.setBackend(ONEDNN_BACKEND);
-      bytes.push(Buffer.from(rowsOf(0, total).buffer), Buffer.from(gegluOf(0, total).buffer));
+      bytes.push([rowsOf(0, total), gegluOf(0, total), layerNormOf(0, pack), attentionOf(lengths, false), attentionOf(lengths, true)].map((v) => Buffer.from(v.buffer)));
     }
-    expect(bytes[0].equals(bytes[2])).toBe(true);
-    expect(bytes[1].equals(bytes[3])).toBe(true);
+    bytes[0].forEach((one, i) => expect(one.equals(bytes[1][i]), `kernel ${i}`).toBe(true));
+  });
+
+  it('a slice sharing a shared buffer keeps its values when the tensor it came from is disposed', () => {
+    // tfjs' cpu slice of contiguous rows is a view of its input: the buffer must not be reused while the view lives.
+    const whole = tf.tidy(() => linear(tf.tensor2d(x.subarray(0, total * k), [total, k]), tf.tensor2d(w, [k, n])));
+    const part = tf.slice(whole, [10, 0], [50, n]);
+    const expected = Float32Array.from((whole.dataSync() as Float32Array).subarray(10 * n, 60 * n));
+    whole.dispose();
+    for (let i = 1; i <= 3; i++) rowsOf(i * 20, total - i * 20, false); // other values, in a recycled buffer if one is free
+    expect(Buffer.from((part.dataSync() as Float32Array).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
+    part.dispose();
+  });
+});
+
+describe('splitByCost', () => {
+  it('cuts contiguous ranges that cover every item once, of about equal cost', () => {
+    expect(splitByCost(10, 2, () => 1)).toEqual([{ from: 0, to: 5 }, { from: 5, to: 10 }]);
+    expect(splitByCost(1, 3, () => 1)).toEqual([{ from: 0, to: 0 }, { from: 0, to: 1 }, { from: 1, to: 1 }]);
+    const costs = [100, 1, 1, 1, 1, 50, 50];
+    const ranges = splitByCost(costs.length, 2, (i) => costs[i]);
+    expect(ranges).toEqual([{ from: 0, to: 3 }, { from: 3, to: 7 }]); // 102 and 102
+    expect(splitByCost(0, 2, () => 1)).toEqual([{ from: 0, to: 0 }, { from: 0, to: 0 }]);
   });
 });

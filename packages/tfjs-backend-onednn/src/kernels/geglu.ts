@@ -2,10 +2,7 @@ import type { KernelConfig, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core
 import { VnpGeglu } from '@virnucpro/ops';
 import type { OnednnBackend } from '../backend-onednn.js';
 
-/**
- * GeGLU, gelu(x[:, :f])·x[:, f:], in WebAssembly SIMD; on every thread (rows split among the backend's helper
- * threads) when x is on a SharedArrayBuffer, as the linear layer that makes it leaves it.
- */
+/** GeGLU, gelu(x[:, :f])·x[:, f:], in WebAssembly SIMD, its rows split among the backend's threads. */
 export const gegluConfig: KernelConfig = {
   kernelName: VnpGeglu,
   backendName: 'onednn',
@@ -14,19 +11,10 @@ export const gegluConfig: KernelConfig = {
     const { x } = inputs as { x: TensorInfo };
     const [rows, twoF] = x.shape;
     const f = twoF / 2;
-    const values = cpu.floats(x);
-    const workers = values.buffer instanceof SharedArrayBuffer ? cpu.rowWorkers() : undefined;
-    const out = workers ? cpu.sharedFloats(rows * f) : new Float32Array(rows * f);
-    const here = (from: number, to: number) => {
-      const { wasm } = cpu;
-      const n = to - from;
-      const [xs, ys] = wasm.layout(n * twoF, n * f);
-      wasm.f32(xs, n * twoF).set(values.subarray(from * twoF, to * twoF));
-      wasm.kernels.geglu(xs, ys, n, f);
-      out.set(wasm.f32(ys, n * f), from * f);
-    };
-    if (rows > 0 && workers) workers.geglu(values, out, rows, f, here);
-    else if (rows > 0) here(0, rows);
+    const out = cpu.sharedFloats(rows * f);
+    const input = cpu.sharedInput(cpu.floats(x));
+    cpu.runRows('gegluRows', rows, ({ from, to }) => ({ x: input.values, out, from, to, f }));
+    input.done();
     return cpu.makeTensorInfo([rows, f], 'float32', out);
   }) as KernelFunc,
 };

@@ -1,13 +1,12 @@
 import type { KernelConfig, KernelFunc, TensorInfo } from '@tensorflow/tfjs-core';
 import { VnpLinear, type VnpLinearAttrs } from '@virnucpro/ops';
 import type { OnednnBackend } from '../backend-onednn.js';
-import { GEMM_ROWS, rowTiledGemm, rowTiledGemmInto } from '../row-tiled-gemm.js';
+import { GEMM_ROWS, rowTiledGemmInto } from '../row-tiled-gemm.js';
 import { addressOf } from '../wasm-kernels.js';
 
 /**
- * y = act(x·W + b) + residual: oneDNN's GEMM in blocks of GEMM_ROWS rows, then bias, GELU and residual in one SIMD
- * pass. Without bias, residual or GELU (DNABERT-S's GeGLU input, its widest product) the GEMM writes the output
- * itself: the same calls, so the same bytes, without a copy on the main thread.
+ * y = act(x·W + b) + residual: oneDNN's GEMM in blocks of GEMM_ROWS rows, written straight into the output (a
+ * SharedArrayBuffer), then bias, GELU and residual in one SIMD pass, its rows split among the backend's threads.
  */
 export const linearConfig: KernelConfig = {
   kernelName: VnpLinear,
@@ -18,24 +17,18 @@ export const linearConfig: KernelConfig = {
     const gelu = (attrs as VnpLinearAttrs).activation === 'gelu';
     const [rows, k] = x.shape;
     const n = weight.shape[1];
-    const epilogue = Boolean(bias || residual || gelu);
-    // Without an epilogue (a GeGLU input) the output is shared, so that the next kernel can split it among threads.
-    const out = epilogue ? new Float32Array(rows * n) : cpu.sharedFloats(rows * n);
-    if (rows > 0 && !epilogue) {
+    const out = cpu.sharedFloats(rows * n);
+    if (rows > 0) {
       const { wasm } = cpu;
       const [pad, tail] = wasm.layout(GEMM_ROWS * k, GEMM_ROWS * n);
       const xs = cpu.floats(x);
       rowTiledGemmInto(cpu.onednn, wasm, xs, addressOf(xs), rows, k, addressOf(cpu.floats(weight)), n, out, addressOf(out), pad, tail);
-    } else if (rows > 0) {
-      const { wasm } = cpu;
-      const blocks = Math.ceil(rows / GEMM_ROWS) * GEMM_ROWS;
-      const [y, pad, b, res] = wasm.layout(blocks * n, GEMM_ROWS * k, bias ? n : 0, residual ? rows * n : 0);
-      const xs = cpu.floats(x);
-      rowTiledGemm(cpu.onednn, wasm, xs, addressOf(xs), rows, k, addressOf(cpu.floats(weight)), n, y, pad);
-      if (bias) wasm.f32(b, n).set(cpu.floats(bias));
-      if (residual) wasm.f32(res, rows * n).set(cpu.floats(residual));
-      wasm.kernels.linearEpilogue(y, rows, n, bias ? b : 0, residual ? res : 0, gelu ? 1 : 0);
-      out.set(wasm.f32(y, rows * n));
+    }
+    if (rows > 0 && (bias || residual || gelu)) {
+      const b = bias ? cpu.floats(bias) : null;
+      const res = residual ? cpu.sharedInput(cpu.floats(residual)) : undefined;
+      cpu.runRows('epilogueRows', rows, ({ from, to }) => ({ y: out, from, to, cols: n, bias: b, residual: res?.values ?? null, gelu }));
+      res?.done();
     }
     return cpu.makeTensorInfo([rows, n], 'float32', out);
   }) as KernelFunc,
