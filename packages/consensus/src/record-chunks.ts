@@ -129,7 +129,8 @@ export class RecordChunksCollector {
         );
       }
       if (this.current) finished.push(this.current.calls());
-      while (this.head < at) finished.push(this.takeNext().calls());
+      // Count the records passed over: takeNext may compact `pending`, which moves `at`'s index.
+      for (let skipped = at - this.head; skipped > 0; skipped--) finished.push(this.takeNext().calls());
       this.current = this.takeNext();
     }
     const state = this.current!;

@@ -156,6 +156,20 @@ describe('RecordChunksCollector (streaming: one record held at a time)', () => {
     expect(c.finish().map((r) => [r.id, r.chunks[0].call])).toEqual([['b', 'others']]);
   });
 
+  it('passes over frameless records across the queue\'s compaction (thousands of records, every third without frames)', () => {
+    // 100,000 frames of reads on the GPU machine failed here ("reading 'calls'" of undefined): the queue is
+    // compacted after 1,024 records, in the middle of passing over a frameless record.
+    const c = new RecordChunksCollector();
+    const ids = Array.from({ length: 5000 }, (_, i) => `r${i}`);
+    const finished: string[] = [];
+    for (const id of ids) c.declare(id, [{ start: 0, end: 300 }]);
+    ids.forEach((id, i) => {
+      if (i % 3 !== 1) finished.push(...c.add(`${id}_chunk_1F1`, 0.2, 0.8).map((r) => r.id));
+    });
+    finished.push(...c.finish().map((r) => r.id));
+    expect(finished).toEqual(ids);
+  });
+
   it('refuses frames out of input order or of undeclared records', () => {
     const c = new RecordChunksCollector();
     c.declare('a', [{ start: 0, end: 300 }]);
