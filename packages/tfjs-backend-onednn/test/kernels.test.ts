@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { geglu, layerNorm, linear, packedAttention, packedLayout, queryBlockRows, rotaryQkv } from '@virnucpro/ops';
+import { embedding, geglu, layerNorm, linear, packedAttention, packedLayout, queryBlockRows, rotaryQkv, segmentMean } from '@virnucpro/ops';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randoms } from './randoms.js';
 import { ONEDNN_BACKEND, probeOnednn } from '../src/index.js';
@@ -47,6 +47,26 @@ describe.skipIf(!probe.ok)('onednn kernels against the composites on tfjs cpu', 
     expect(Buffer.from((await on(ONEDNN_BACKEND, t2)).buffer).equals(Buffer.from((await on('cpu', t2)).buffer))).toBe(true);
     const t3 = () => tf.transpose(tf.tensor3d(x, [r, 1, c]), [2, 0, 1]);
     expect(Buffer.from((await on(ONEDNN_BACKEND, t3)).buffer).equals(Buffer.from((await on('cpu', t3)).buffer))).toBe(true);
+  });
+
+  const same = (a: Float32Array, b: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+  it('embedding (scalar scale, per-row factors) and segment mean (with and without skipped rows): the bytes of the composites', async () => {
+    const V = 9, d = 37, ids = Int32Array.of(3, 0, 8, 8, 1, 5, 2, 7, 4, 6, 0, 3);
+    const table = randoms(V * d, 31), factors = randoms(ids.length, 32);
+    for (const scale of [1, 0.3, undefined]) {
+      const run = () => embedding(tf.tensor1d(ids, 'int32'), tf.tensor2d(table, [V, d]), scale ?? tf.tensor1d(factors));
+      expect(same(await on(ONEDNN_BACKEND, run), await on('cpu', run)), `scale ${scale ?? 'per row'}`).toBe(true);
+    }
+    await tf.setBackend(ONEDNN_BACKEND);
+    expect(() => embedding(tf.tensor1d(Int32Array.of(2, V), 'int32'), tf.tensor2d(table, [V, d]))).toThrow(/id 9 is not in \[0, 8\]/);
+    for (const [skipStart, skipEnd] of [[0, 0], [1, 1]]) {
+      const layout = packedLayout([5, 3, 40, 3, 17]);
+      const x = randoms(layout.totalTokens * d, 34 + skipStart).map((v) => v * 100 + 3);
+      const run = () => segmentMean(tf.tensor2d(x, [layout.totalTokens, d]), layout, skipStart, skipEnd);
+      expect(same(await on(ONEDNN_BACKEND, run), await on('cpu', run)), `skip ${skipStart}+${skipEnd}`).toBe(true);
+      layout.dispose();
+    }
   });
 
   it('layer norm and geglu', async () => {
