@@ -115,8 +115,11 @@ if (args['worker-kill']) await check('--workers 2, one worker killed (SIGKILL) m
   const workers = childPids(child.pid);
   if (workers.length !== 2) throw new Error(`expected 2 worker processes, found ${workers.length}`);
   process.kill(workers[1], 'SIGKILL');
+  const doneAtKill = framesDone();
   const code = await exited;
   if (code !== 0) throw new Error(`predict exited ${code}:\n${stderr.slice(-2000)}`);
+  // A worker killed after the last batch was handed out has nothing to lose: the check then tested nothing.
+  if (doneAtKill >= summary.frames) throw new Error(`every frame was done before the kill (${doneAtKill}/${summary.frames}): give a larger --input`);
   if (!/worker \d .* killed by SIGKILL/.test(stderr)) throw new Error(`no word of the killed worker in:\n${stderr.slice(-2000)}`);
   return out;
 });
