@@ -39,6 +39,9 @@ function cosine(a: Float32Array, b: Float32Array): number {
 
 const variants: { bf16Layers: Fp8LayerRole[]; fastAccum?: boolean }[] = [
   { bf16Layers: [] }, { bf16Layers: ['out'] }, { bf16Layers: ['fc2'] }, { bf16Layers: ['out', 'fc2'] }, { bf16Layers: ['qkv', 'fc1'] },
+  // One layer type at a time in FP8 (the others bf16): each type's own share of the error.
+  { bf16Layers: ['out', 'fc1', 'fc2'] }, { bf16Layers: ['qkv', 'fc1', 'fc2'] }, { bf16Layers: ['qkv', 'out', 'fc2'] }, { bf16Layers: ['qkv', 'out', 'fc1'] },
+  { bf16Layers: ['qkv', 'out'] },
   { bf16Layers: [], fastAccum: true }, { bf16Layers: ['qkv', 'out', 'fc1', 'fc2'] },
 ];
 const timing = randomProteins(Number(args['throughput-sequences']), [50], 5).map((s) => tokenizeProtein(s));
