@@ -94,6 +94,13 @@ describe('one overwrite rule, short flags and token budget across commands', () 
     expect(runCli(['embed', 'esm2', '--model', esm, '--input', input, '-o', output, '--backend', 'cpu', '-q', '-f']).status).toBe(0);
   });
 
+  it('every command with --quiet takes -q too', () => {
+    for (const command of [['predict'], ['prep'], ['merge'], ['report'], ['classify'], ['models'], ['embed', 'esm2'], ['embed', 'dnabert']]) {
+      const help = runCli([...command, '--help']).stdout;
+      expect(help, command.join(' ')).toMatch(/-q, --quiet/);
+    }
+  });
+
   it('predict takes -o, -l, -q and -f', () => {
     const out = join(tmp, 'predict-short');
     const args = ['predict', small, '--models-dir', demo, '--backend', 'cpu', '-o', out, '-l', '500', '-q'];

@@ -24,7 +24,7 @@ export const modelsCommand: CommandModule = {
       .option('hf-cache', { type: 'boolean', default: true, describe: 'reuse ESM-2 / DNABERT-S already in the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub); --no-hf-cache downloads anyway' })
       .option('verify', { type: 'boolean', describe: 're-hash files already present against manifest.json' })
       .option('ignore-known-hashes', { type: 'boolean', describe: 'do not check the built-in sizes/hashes (upstream changed a file)' })
-      .option('quiet', { type: 'boolean', describe: 'no progress output' })
+      .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress output' })
       .example('$0 models download', 'ESM-2 3B + DNABERT-S + 300/500 MLPs into ~/.cache/virnucpro')
       .example('$0 models download --esm-size 650M --models-dir /data/models', 'a smaller ESM-2, elsewhere')
       .example('$0 models check /shared/models', 'verify a folder copied to a node without internet'),

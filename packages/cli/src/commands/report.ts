@@ -10,7 +10,7 @@ export const reportCommand: CommandModule = {
   builder: (y) =>
     y
       .positional('run-dir', { type: 'string', describe: 'the --out-dir of a finished predict or merge' })
-      .option('quiet', { type: 'boolean', default: false, describe: 'print nothing but errors' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' })
       .example('$0 report results', 'results/report.html; open it in a browser (no network needed)')
       .epilogue('predict and merge write it too. A folder made by a version without chunk_scores.tsv is refused (exit 2): run predict again with --resume.'),
   handler: (args) =>

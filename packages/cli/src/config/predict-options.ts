@@ -33,7 +33,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'dnabert', kind: 'path', description: 'DNABERT-S model folder with tokenizer.json (default: DNABERT-S in --models-dir)' },
   { key: 'mlp', kind: 'path', description: 'VirNucPro MLP (.pth or .safetensors; default: <model-type>_model.pth in --models-dir)' },
   { key: 'backend', kind: 'choice', choices: BACKENDS, default: 'auto', description: 'compute backend for the embedding models' },
-  { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16, bf16 or fp8 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend); fp8 = FP8 linear layers on sm_89+, experimental: ~1.4× bf16 on an H100 but less accurate (mean-embedding cosine to fp32 ≥ 0.993 vs bf16 ≥ 0.9999), see docs/usage.md' },
+  { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16, bf16 or fp8 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend); fp8 = FP8 linear layers on sm_89+, experimental: ~1.2× bf16 on an H100 (exact sums; ~1.4× with VIRNUCPRO_FP8_FAST_ACCUM=1) but less accurate (mean-embedding cosine to fp32 ≥ 0.993 vs bf16 ≥ 0.9999), see docs/usage.md' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
   { key: 'threads', kind: 'integer', min: 1, description: 'CPU threads for the models (the onednn backend\'s GEMMs) and the MLP [default: every core]' },
