@@ -2,7 +2,7 @@
 // backend with models of odd shapes (ESM-2 5 heads × 18, 3 layers; DNABERT-S 7 heads × 11 = 77, 2 layers) on a mixed
 // input (phage lambda whole, a 20 kb reverse-complemented piece, short records of 1–2,500 bp, Ns, stops only) gives
 // byte-identical result files however the work is cut: one run, 30 shards + merge, killed at 10 points and resumed,
-// two worker processes, another token budget. Each cut puts every frame in other batches, beside other neighbours,
+// two worker processes, another token budget, a small packing window. Each cut puts every frame in other batches, beside other neighbours,
 // at other offsets; before attentionLength (main at b76712f) such cuts moved scores in the 7th–8th digit.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,6 +115,14 @@ describe('virnucpro predict on wasm, odd model shapes: the same bytes however th
     const r = spawnSync(process.execPath, args(out, '--token-budget', '300'), { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(summary(out).batches).toBeGreaterThan(summary(single).batches);
+    expectSameOutputs(out);
+  });
+
+  it('a small packing window (the emptiest batch of a window is carried over: its frames go with the next window)', () => {
+    const out = join(tmp, 'window-40');
+    const r = spawnSync(process.execPath, args(out, '--pack-window', '40', '--token-budget', '1000'), { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(summary(out).packingEfficiency).toBeGreaterThan(0.9);
     expectSameOutputs(out);
   });
 });

@@ -10,6 +10,7 @@ export type { FeaturesTelemetry } from './features-telemetry.js';
 export type { FeatureModelPaths } from './features-model.js';
 export { FEATURES_MODEL_NAME } from './feature-name.js';
 export { esmTokenCount, type FrameItem } from './frame-item.js';
+export { framePacking, type FramePacking } from './frame-packing.js';
 export { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError, type OomSplitOptions } from './oom-split.js';
 export { ModelLoadError, modelLoadError, modelLabel, type ModelLabel } from './model-load-error.js';
 // The prep stage (`virnucpro prep`, and predict's --keep-intermediate): the three intermediate FASTA files.

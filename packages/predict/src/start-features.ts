@@ -1,9 +1,10 @@
 import { planCompute, type ComputeDescription, type ComputePlan, type ComputeRequest } from '@virnucpro/compute';
-import { packWindowFor, startPool, type WorkerPool } from '@virnucpro/runtime';
+import { startPool, type WorkerPool } from '@virnucpro/runtime';
 import type { FeatureModelPaths } from './features-model.js';
 import { featuresWorkerPlugin } from './features-plugin.js';
 import { describedCompute, featuresTelemetry, type FeaturesTelemetry } from './features-telemetry.js';
-import { esmTokenCount, type FrameItem } from './frame-item.js';
+import type { FrameItem } from './frame-item.js';
+import { framePacking, type FramePacking } from './frame-packing.js';
 import { ModelLoadError, modelLoadMessageIn } from './model-load-error.js';
 
 export interface StartFeaturesOptions {
@@ -19,8 +20,8 @@ export interface Features {
   plan: ComputePlan;
   /** Backend, precision and GPU as the loaded workers describe them. */
   compute: ComputeDescription;
-  /** `runEmbedding`'s `pack` for frames: the plan's token budget, ESM-2 tokens per frame, a window of `window` frames. */
-  pack(window?: number): { tokenBudget: number; window: number; tokenCount: (frame: FrameItem) => number };
+  /** `runEmbedding`'s `pack` for frames (framePacking): the plan's token budget, ESM-2 tokens per frame, a window of `window` frames, carry-over. */
+  pack(window?: number): FramePacking;
   /** What the workers did so far (splits, tokens, GPU memory and use, per worker). */
   telemetry(): FeaturesTelemetry;
   close(): Promise<void>;
@@ -48,7 +49,7 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
     pool,
     plan,
     compute: describedCompute(pool.telemetry(), planned),
-    pack: (window = packWindowFor(plan.tokenBudget, 2000)) => ({ tokenBudget: plan.tokenBudget, window, tokenCount: esmTokenCount }),
+    pack: (window) => framePacking(plan.tokenBudget, window),
     telemetry: () => featuresTelemetry(pool.telemetry(), planned),
     close: () => pool.close(),
   };

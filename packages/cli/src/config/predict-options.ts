@@ -38,7 +38,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
   { key: 'threads', kind: 'integer', min: 1, description: 'CPU threads for the models (the onednn backend\'s GEMMs) and the MLP [default: every core]' },
   { key: 'token-budget', kind: 'integer', min: 16, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS); default 16384 when the models run on cuda, 4096 elsewhere' },
-  { key: 'pack-window', kind: 'integer', min: 1, description: 'frames looked at together when packing batches (first-fit decreasing) [default: 2000, or token budget / 16 if larger]' },
+  { key: 'pack-window', kind: 'integer', min: 1, description: 'frames looked at together when packing batches (first-fit decreasing; an under-filled batch waits for the next window) [default: 2000, or token budget / 16 if larger]' },
   { key: 'checkpoint-every', kind: 'integer', min: 1, default: 10000, description: 'write a checkpoint shard every N embedded frames' },
   { key: 'checkpoint-seconds', kind: 'integer', min: 0, default: 300, description: 'also write a shard when finished frames have waited this long (0 = only --checkpoint-every)' },
   { key: 'resume', kind: 'boolean', default: false, description: 'continue an interrupted run in --out-dir from its checkpoints' },
