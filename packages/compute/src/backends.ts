@@ -16,7 +16,7 @@ import { firstLine } from './first-line.js';
 export interface ComputeSettings {
   backend: BackendName;
   precision: Precision;
-  /** CPU threads of a CPU backend's GEMMs and of the MLP; undefined: each its own default. */
+  /** CPU threads of a CPU backend (GEMMs and row kernels) and of the MLP; undefined: each its own default. */
   threads?: number;
 }
 

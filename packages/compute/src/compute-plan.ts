@@ -18,7 +18,7 @@ export interface ComputeRequest {
   workers?: number;
   /** `--token-budget`, if given. */
   tokenBudget?: number;
-  /** CPU threads (a CPU backend's GEMMs, the MLP), if given. */
+  /** CPU threads (a CPU backend's GEMMs and row kernels, the MLP), if given. */
   threads?: number;
   /** Hears why `auto` skipped each backend it passed. */
   onAttempt?: (attempt: BackendAttempt) => void;

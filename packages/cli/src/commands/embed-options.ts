@@ -20,7 +20,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('output', { alias: 'o', type: 'string', demandOption: true, describe: texts.output })
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
     .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: ~1.2× bf16 on an H100 (exact sums; ~1.4× with VIRNUCPRO_FP8_FAST_ACCUM=1) but less accurate (mean-embedding cosine to fp32 ≥ 0.993 vs bf16 ≥ 0.9999), see docs/usage.md' })
-    .option('threads', { type: 'number', describe: 'CPU threads for the model (the onednn backend\'s GEMMs) [default: every core]' })
+    .option('threads', { type: 'number', describe: 'CPU threads for the model on the onednn backend (its GEMMs and every kernel between them) [default: every core]' })
     .option('token-budget', { type: 'number', describe: `${texts.tokenBudget} [default: as predict's, from the backend: 16384 on cuda, 4096 elsewhere]` })
     .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
     .option('truncate', { type: 'number', describe: 'embed only the first N characters of longer records (as fair-esm extract --truncation_seq_length) [default: whole records]' })

@@ -36,7 +36,7 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16, bf16 or fp8 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend); fp8 = FP8 linear layers on sm_89+, experimental: ~1.2× bf16 on an H100 (exact sums; ~1.4× with VIRNUCPRO_FP8_FAST_ACCUM=1) but less accurate (mean-embedding cosine to fp32 ≥ 0.993 vs bf16 ≥ 0.9999), see docs/usage.md' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
-  { key: 'threads', kind: 'integer', min: 1, description: 'CPU threads for the models (the onednn backend\'s GEMMs) and the MLP [default: every core]' },
+  { key: 'threads', kind: 'integer', min: 1, description: 'CPU threads for the models on the onednn backend (its GEMMs and every kernel between them) and for the MLP [default: every core]' },
   { key: 'token-budget', kind: 'integer', min: 16, description: 'ESM-2 tokens per packed batch (residues + BOS + EOS); default 16384 when the models run on cuda, 4096 elsewhere' },
   { key: 'pack-window', kind: 'integer', min: 1, description: 'frames looked at together when packing batches (first-fit decreasing; an under-filled batch waits for the next window) [default: 2000, or token budget / 16 if larger]' },
   { key: 'checkpoint-every', kind: 'integer', min: 1, default: 10000, description: 'write a checkpoint shard every N embedded frames' },
