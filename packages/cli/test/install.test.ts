@@ -20,7 +20,13 @@ const installed = (...args: string[]) =>
   spawnSync(join(tmp, 'prefix', 'bin', 'virnucpro'), args, {
     cwd: tmp,
     encoding: 'utf8',
-    env: { PATH: [join(tmp, 'prefix', 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: tmp },
+    // VIRNUCPRO_ONEDNN_LIB passes through: it is how a machine says where oneDNN is (or, set to a missing file, the
+    // way to run this suite as on a machine without it), and the reference run below sees it too.
+    env: {
+      PATH: [join(tmp, 'prefix', 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+      HOME: tmp,
+      ...(process.env.VIRNUCPRO_ONEDNN_LIB ? { VIRNUCPRO_ONEDNN_LIB: process.env.VIRNUCPRO_ONEDNN_LIB } : {}),
+    },
   });
 const demo = (out: string, ...extra: string[]) => [
   'predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--out-dir', out, '--quiet', ...extra,
