@@ -23,8 +23,9 @@ export interface RunEmbeddingOptions<I> {
     /** Tokens of one item as the model counts them (default: string length, or JSON length). */
     tokenCount?: (item: I) => number;
     /**
-     * Pack with `WindowPacker`: the emptiest batch of a window, if under 90 % full, is held back once and
-     * re-packed with the next window's items (default false: each window is packed on its own).
+     * The emptiest batch of a window, if under 90 % full, is held back once and re-packed with the next window's
+     * items (default true, as the packer's; false: each window is packed on its own and ends in a part-filled
+     * batch — predict's batches were a fifth empty that way).
      */
     carry?: boolean;
   };
@@ -131,7 +132,7 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
       stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences);
       return { index, tokens: tokenCount(item), value: item };
     }),
-    packBatches<I>({ tokenBudget: pack.tokenBudget, window: pack.window, carry: pack.carry ?? false, flush: flushWindow$ }),
+    packBatches<I>({ tokenBudget: pack.tokenBudget, window: pack.window, carry: pack.carry ?? true, flush: flushWindow$ }),
     mergeMap((batch) => {
       inPool += batch.items.length;
       return from(pool.submit(batch)).pipe(map((result) => ({ result, submitted: batch.items.length })));

@@ -41,8 +41,8 @@ describe('runEmbedding with serialEmbedder', () => {
     const sequences = makeSequences(150);
     const plain = recording();
     const carried = recording();
-    await collect(runEmbedding({ items: asyncItems(sequences), pack: budget, pool: plain.embedder, maxReadAhead: Infinity }));
-    await collect(runEmbedding({ items: asyncItems(sequences), pack: { ...budget, carry: true }, pool: carried.embedder, maxReadAhead: Infinity }));
+    await collect(runEmbedding({ items: asyncItems(sequences), pack: { ...budget, carry: false }, pool: plain.embedder, maxReadAhead: Infinity }));
+    await collect(runEmbedding({ items: asyncItems(sequences), pack: budget, pool: carried.embedder, maxReadAhead: Infinity }));
     expect(plain.batches.flat().sort((a, b) => a - b)).toEqual(sequences.map((_, i) => i));
     expect(plain.batches).not.toEqual(carried.batches);
   });

@@ -135,7 +135,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   try {
     const run = runEmbedding<Protein>({
       items: items(),
-      pack: { tokenBudget: options.tokenBudget, window: options.window, carry: true, tokenCount: (protein) => protein.tokens },
+      pack: { tokenBudget: options.tokenBudget, window: options.window, tokenCount: (protein) => protein.tokens },
       pool: embedOnThisThread,
       // Bounded by the packing window alone (an item waits at most two windows), as the reorder buffer always was.
       maxReadAhead: Infinity,
