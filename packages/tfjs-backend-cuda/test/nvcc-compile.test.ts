@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { attentionMmaSource } from '../src/cuda/attention-mma.js';
+import { attentionSimpleSource } from '../src/cuda/attention-simple.js';
+import { castSource } from '../src/cuda/cast.js';
+import { elementwiseSource } from '../src/cuda/elementwise.js';
+import { embeddingSource } from '../src/cuda/embedding.js';
+import { fp8Source } from '../src/cuda/fp8.js';
+import { layerNormSource } from '../src/cuda/layer-norm.js';
+import { prelude } from '../src/cuda/prelude.js';
+import { rotarySource } from '../src/cuda/rotary.js';
+import { segmentMeanSource } from '../src/cuda/segment-mean.js';
+import type { CudaSource } from '../src/kernel-library.js';
+
+/**
+ * Every CUDA source of the backend compiles for sm_90 in each storage type, as NVRTC compiles it on the GPU machine
+ * (prelude + code, the same defines), and ptxas spills no register: CI has no GPU, so a kernel that would not
+ * compile or would spill is caught here, not at the first device call. Needs nvcc on PATH (CUDA 12.9+ for the
+ * fp8 conversions); skipped without it.
+ */
+const run = promisify(execFile);
+const nvcc = await run('nvcc', ['--version']).then(() => true, () => false);
+
+const storages = ['-DVNP_F32', '-DVNP_F16', '-DVNP_BF16'];
+// The defines the kernels are launched with (kernels/packed-attention.ts): head sizes of ESM-2 / DNABERT-S (64), of
+// the random shapes the tests use, with and without rotary.
+const variants: { source: CudaSource; defines: string[][]; storages?: string[] }[] = [
+  { source: castSource, defines: [[]] },
+  { source: elementwiseSource, defines: [[]] },
+  { source: embeddingSource, defines: [[]] },
+  { source: fp8Source, defines: [[]] },
+  { source: layerNormSource, defines: [[]] },
+  { source: rotarySource, defines: [[]] },
+  { source: segmentMeanSource, defines: [[]] },
+  { source: attentionSimpleSource, defines: [['-DHD=64'], ['-DHD=18']] },
+  { source: attentionMmaSource, defines: [['-DHD=64'], ['-DHD=64', '-DROTARY'], ['-DHD=32', '-DROTARY']], storages: ['-DVNP_F16', '-DVNP_BF16'] },
+];
+
+const dir = mkdtempSync(join(tmpdir(), 'vnp-nvcc-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.skipIf(!nvcc)('CUDA sources compile with nvcc for sm_90', () => {
+  for (const { source, defines, storages: only } of variants) {
+    it(`${source.name}: ${(only ?? storages).length * defines.length} variants, no spills`, async () => {
+      const file = join(dir, `${source.name}.cu`);
+      writeFileSync(file, prelude + source.code);
+      for (const storage of only ?? storages) {
+        for (const extra of defines) {
+          const args = ['-arch=sm_90', '-std=c++17', '-cubin', '-Xptxas', '-v', storage, ...extra, file, '-o', join(dir, `${source.name}.cubin`)];
+          const { stderr } = await run('nvcc', args).catch((err: { stderr?: string; message: string }) => {
+            throw new Error(`nvcc ${[storage, ...extra].join(' ')} ${source.name}: ${err.stderr ?? err.message}`);
+          });
+          const spills = stderr.split('\n').filter((line) => /[1-9]\d* bytes spill (stores|loads)/.test(line));
+          expect(spills, `${source.name} ${[storage, ...extra].join(' ')}`).toEqual([]);
+        }
+      }
+    }, 120_000);
+  }
+});
