@@ -12,6 +12,9 @@ import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
 import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
+import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
+import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
+import { bytesPerElement, elementsPerWord } from '../src/precision.js';
 
 const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' } } });
 const precision = args.precision as Precision;
@@ -161,6 +164,34 @@ if (precision === 'fp8') {
     }
     console.log(`${bad === 0 ? 'ok  ' : 'FAIL'} fp8 quantisation ${n}×${d}: rows and weight channels as src/fp8.ts (${bad} bytes or scales differ)`);
     if (bad === 0) passed++; else failed++;
+  }
+  // The row quantisation kept in registers (*_regs, row read and finished once) against the kernels that read each
+  // row twice: the same bytes and scales, with and without fc1's bias + GELU, up to the longest row it takes.
+  for (const [n, d] of [[37, 10240], [5, 2560], [3, 64], [9, 264], [1, 16 * ROW_WORDS_PER_THREAD * 1024 / bytesPerElement(cuda.floatStorage)]]) {
+    for (const gelu of [false, true]) {
+      const x = tf.tensor2d(random(n * d, -4, 4), [n, d]);
+      const bias = tf.tensor1d(random(d));
+      const outs = [false, true].map((inRegisters) => {
+        const plan = quantizeRowsLaunch(d, elementsPerWord(cuda.floatStorage), { gelu, inRegisters });
+        const holder = tf.zeros([n, d]);
+        const q = cuda.attachFp8(holder, n, d, 'pass');
+        cuda.launch(fp8Source, plan.kernel, [], [n, 1, 1], plan.block, 0, 'pppippp', cuda.ptr(x), q.data, q.scales, d, gelu ? cuda.ptr(bias) : 0, 0, 0);
+        const bytes = new Uint8Array(n * d); const scales = new Float32Array(n);
+        cuda.driver.copyDtoH(bytes, q.data, n * d, cuda.stream);
+        cuda.driver.copyDtoH(scales, q.scales, n * 4, cuda.stream);
+        cuda.driver.synchronize(cuda.stream);
+        holder.dispose();
+        return { kernel: plan.kernel, bytes, scales };
+      });
+      x.dispose(); bias.dispose();
+      const [reread, regs] = outs;
+      let bad = 0;
+      reread.bytes.forEach((b, i) => { if (regs.bytes[i] !== b) bad++; });
+      reread.scales.forEach((v, i) => { if (regs.scales[i] !== v) bad++; });
+      const ran = regs.kernel.endsWith('_regs');
+      console.log(`${bad === 0 && ran ? 'ok  ' : 'FAIL'} fp8 rows ${n}×${d}${gelu ? ' +bias gelu' : ''}: ${regs.kernel} as ${reread.kernel} (${bad} bytes or scales differ${ran ? '' : '; the registers kernel did not run'})`);
+      if (bad === 0 && ran) passed++; else failed++;
+    }
   }
   // A block's chain: layer norm (writes fp8 rows) → fc1 + GELU (writes fc2's fp8 rows) → fc2 + residual.
   {

@@ -6,6 +6,7 @@ import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand, type GemmAlg
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
+import { quantizeRowsLaunch } from './fp8-quantize-rows.js';
 import { hostTrace } from './host-trace.js';
 import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
 import { KernelCache } from './kernel-cache.js';
@@ -100,6 +101,9 @@ export class CudaBackend extends KernelBackend {
    * erf GELU by < 5e-4, under bf16's rounding) instead of an erf pass over the output ($VIRNUCPRO_GELU_EPILOGUE=0:
    * the erf pass, the A/B). fp32 always runs the erf GELU. */
   geluEpilogue: boolean;
+  /** fp8: rows quantised by the `*_regs` kernels, each row read and finished (fc1's GELU) once, not twice
+   * ($VIRNUCPRO_FP8_ROWS_IN_REGISTERS=1; the same bytes; off until a same-call A/B on the GPU shows the gain). */
+  fp8RowsInRegisters: boolean;
   /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
    * tools switch fp8FastAccum at run time). */
   private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
@@ -126,6 +130,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM !== '0';
     this.geluEpilogue = process.env.VIRNUCPRO_GELU_EPILOGUE !== '0';
+    this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS === '1';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
@@ -264,8 +269,8 @@ export class CudaBackend extends KernelBackend {
     if (d.fp8 && d.fp8.cols === cols) return d.fp8;
     const x = this.ptr(info);
     const fp8 = this.attachFp8(info, rows, cols, 'pass');
-    const words = cols % elementsPerWord(this.storage) === 0;
-    this.launch(fp8Source, words ? 'quantize_rows_vec' : 'quantize_rows', [], [rows, 1, 1], [THREADS, 1, 1], 0, 'pppippp', x, fp8.data, fp8.scales, cols, 0, 0, 0);
+    const { kernel, block } = quantizeRowsLaunch(cols, elementsPerWord(this.storage), { gelu: false, inRegisters: this.fp8RowsInRegisters });
+    this.launch(fp8Source, kernel, [], [rows, 1, 1], block, 0, 'pppippp', x, fp8.data, fp8.scales, cols, 0, 0, 0);
     return fp8;
   }
 

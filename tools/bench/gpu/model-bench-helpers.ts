@@ -34,26 +34,29 @@ export async function checkMeans(model: MeanEmbedder, probe: Int32Array[], outPa
   return { minCosine, sequences: means.length };
 }
 
-/** A cuda setting a benchmark A/Bs in one process: how GEMM algorithms are chosen and where fc1's GELU runs. */
-export interface CudaVariant { name: string; algo: 'pinned' | 'per-rows'; geluEpilogue: boolean }
+/** A cuda setting a benchmark A/Bs in one process: how GEMM algorithms are chosen, where fc1's GELU runs and (fp8)
+ * whether rows are quantised in registers (read once) or re-read; `rowsInRegisters` undefined leaves the default. */
+export interface CudaVariant { name: string; algo: 'pinned' | 'per-rows'; geluEpilogue: boolean; rowsInRegisters?: boolean }
 
-/** `--variants pinned+epilogue,per-rows+erf,…` (GEMM algorithm: pinned | per-rows; GELU: epilogue | erf). */
+/** `--variants pinned+epilogue,per-rows+erf,pinned+epilogue+regs,…` (GEMM algorithm: pinned | per-rows; GELU:
+ * epilogue | erf; optional fp8 row quantisation: regs | reread). */
 export function parseCudaVariants(spec: string): CudaVariant[] {
   return spec.split(',').map((name) => {
-    const [algo, gelu] = name.split('+');
-    if ((algo !== 'pinned' && algo !== 'per-rows') || (gelu !== 'epilogue' && gelu !== 'erf')) {
-      throw new Error(`--variants: ${name}: expected pinned|per-rows + epilogue|erf, e.g. pinned+epilogue`);
+    const [algo, gelu, rows, ...rest] = name.split('+');
+    if ((algo !== 'pinned' && algo !== 'per-rows') || (gelu !== 'epilogue' && gelu !== 'erf') || (rows !== undefined && rows !== 'regs' && rows !== 'reread') || rest.length) {
+      throw new Error(`--variants: ${name}: expected pinned|per-rows + epilogue|erf [+ regs|reread], e.g. pinned+epilogue`);
     }
-    return { name, algo, geluEpilogue: gelu === 'epilogue' };
+    return { name, algo, geluEpilogue: gelu === 'epilogue', ...(rows ? { rowsInRegisters: rows === 'regs' } : {}) };
   });
 }
 
 /** Puts the cuda backend in `variant`'s setting (the fields CudaBackend exposes for tools). */
 export function applyCudaVariant(variant: CudaVariant): void {
-  const cuda = tf.backend() as unknown as { gemmAlgoChoice?: string; geluEpilogue?: boolean };
+  const cuda = tf.backend() as unknown as { gemmAlgoChoice?: string; geluEpilogue?: boolean; fp8RowsInRegisters?: boolean };
   if (cuda.gemmAlgoChoice === undefined) throw new Error('--variants needs the cuda backend');
   cuda.gemmAlgoChoice = variant.algo;
   cuda.geluEpilogue = variant.geluEpilogue;
+  if (variant.rowsInRegisters !== undefined) cuda.fp8RowsInRegisters = variant.rowsInRegisters;
 }
 
 interface Profiling { startProfile(): void; stopProfile(): { kernel: string; launches: number; ms: number; share: number }[] }

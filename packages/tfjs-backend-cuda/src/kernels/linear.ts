@@ -3,6 +3,7 @@ import { VnpLinear, type VnpLinearAttrs } from '@virnucpro/ops';
 import { blocks, type CudaBackend, type Fp8LayerRole } from '../backend-cuda.js';
 import { elementwiseSource } from '../cuda/elementwise.js';
 import { fp8Source } from '../cuda/fp8.js';
+import { quantizeRowsLaunch } from '../fp8-quantize-rows.js';
 import { elementsPerWord } from '../precision.js';
 
 /**
@@ -40,8 +41,8 @@ export const linearConfig: KernelConfig = {
       const finishBias = mode && mode !== 'fused' && bias ? cuda.ptr(bias) : 0;
       const scales = mode === 'unscaled' ? [cuda.fp8Rows(x).scales, cuda.fp8Weight(weight).scales] : [0, 0];
       const q = cuda.attachFp8(y, rows, cols, 'gelu');
-      const kernel = cols % vec === 0 ? 'gelu_quantize_rows_vec' : 'gelu_quantize_rows';
-      cuda.launch(fp8Source, kernel, [], [rows, 1, 1], [256, 1, 1], 0, 'pppippp', cuda.ptr(y), q.data, q.scales, cols, finishBias, ...scales);
+      const { kernel, block } = quantizeRowsLaunch(cols, vec, { gelu: true, inRegisters: cuda.fp8RowsInRegisters });
+      cuda.launch(fp8Source, kernel, [], [rows, 1, 1], block, 0, 'pppippp', cuda.ptr(y), q.data, q.scales, cols, finishBias, ...scales);
       cuda.markStale(y);
       return y;
     }

@@ -1,0 +1,26 @@
+import { ROW_WORDS_PER_THREAD } from './cuda/fp8.js';
+
+/** The kernel of cuda/fp8.ts that writes a matrix's fp8 rows (one block per row), and its block size. */
+export interface QuantizeRowsLaunch {
+  kernel: string;
+  block: [number, number, number];
+}
+
+const THREADS = 256;
+const MAX_THREADS = 1024;
+
+/**
+ * Chooses the row-quantisation kernel for rows of `cols` values: through the erf GELU (fc1's output) or not; in
+ * registers (`*_regs`: the row read and finished once; rows up to ROW_WORDS_PER_THREAD × 1,024 16-byte words,
+ * with just enough threads) when `inRegisters`, else the kernels that read each row twice (`*_vec` on 16-byte
+ * words, the scalar one when no word divides the row). Every choice writes the same bytes.
+ */
+export function quantizeRowsLaunch(cols: number, elementsPerWord: number, options: { gelu: boolean; inRegisters: boolean }): QuantizeRowsLaunch {
+  const base = options.gelu ? 'gelu_quantize_rows' : 'quantize_rows';
+  if (cols % elementsPerWord !== 0) return { kernel: base, block: [THREADS, 1, 1] };
+  const words = cols / elementsPerWord;
+  if (options.inRegisters && words <= ROW_WORDS_PER_THREAD * MAX_THREADS) {
+    return { kernel: `${base}_regs`, block: [32 * Math.ceil(words / ROW_WORDS_PER_THREAD / 32), 1, 1] };
+  }
+  return { kernel: `${base}_vec`, block: [THREADS, 1, 1] };
+}
