@@ -18,7 +18,13 @@ if (sameIds) {
     if (r[1] !== b[i][1]) labels++;
   });
 }
+// How close WANT's frames sit to the decision (|score2 − 0.5|): with random weights many may sit near it, and a
+// label flip says more about that than about the precision. Reported: the largest such distance among flipped frames,
+// and how many frames lie within the largest score change seen (a change that large could flip them).
+const distance = (r) => Math.abs(Number(r[3]) - 0.5);
+const flippedMaxDistance = sameIds ? Math.max(0, ...a.flatMap((r, i) => (r[1] !== b[i][1] ? [distance(b[i])] : []))) : undefined;
+const withinMaxScoreDiff = sameIds ? b.filter((r) => distance(r) < maxAbs).length : undefined;
 const consensusSame = readFileSync(file(got, 'prediction_results_highestscore.csv'), 'utf8') === readFileSync(file(want, 'prediction_results_highestscore.csv'), 'utf8');
 const pass = sameIds && labels === 0 && maxAbs <= tol && consensusSame;
-console.log(JSON.stringify({ rows: a.length, sameIds, labelMismatches: labels, maxAbsScoreDiff: maxAbs, consensusSame, tol, pass }));
+console.log(JSON.stringify({ rows: a.length, sameIds, labelMismatches: labels, maxAbsScoreDiff: maxAbs, flippedMaxDistance, withinMaxScoreDiff, consensusSame, tol, pass }));
 process.exitCode = pass ? 0 : 1;

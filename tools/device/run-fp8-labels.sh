@@ -5,7 +5,8 @@
 #   2. real genomes, phage lambda and the first SLICE_BP bases of E. coli 536 (.bench-data, carried), with the
 #      full-size random models of tools/bench/predict/make_models.py (made in /tmp/models if missing, as
 #      run-predict-bench.sh does), at --model-type 300 and 500.
-# Each line: rows (frames), labelMismatches, maxAbsScoreDiff (tools/device/compare-predictions.mjs); the fraction is
+# Each line: rows (frames), labelMismatches, maxAbsScoreDiff, and how near fp32 put the frames to the decision
+# (flippedMaxDistance, withinMaxScoreDiff; tools/device/compare-predictions.mjs); the fraction is
 # labelMismatches / rows. Everything lands in $OUT/fp8-labels.txt.
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-labels.sh
@@ -48,3 +49,5 @@ for len in ${LENGTHS:-300 500}; do
   done
   for p in $precisions; do compare "lambda + E. coli ${SLICE_BP:-1000000} bp at $len bp, $p vs fp32" "$work/genomes-$len-$p" "$work/genomes-$len-fp32"; done
 done
+# Every run's per-frame results travel back (the scores' distance to the decision is the question random weights raise).
+(cd "$work" && find . -name 'prediction_results*' -print0 | tar czf "$out/fp8-labels-results.tgz" --null -T -)
