@@ -6,7 +6,8 @@
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 #        (and .bench-data/NC_008253.fna.gz: E. coli 536 from Debian's bowtie-examples; see tools/bench/predict/README.md)
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-predict-bench.sh FRAMES [PRECISION]
-# Knobs (environment): READS_ONLY=1 only makes the models and reads; BUNDLE: the bundle folder (default .bundle); OURS_ARGS: more `predict` options; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side; OURS_LIMIT / TORCH_LIMIT
+# Knobs (environment): READS_ONLY=1 only makes the models and reads; BUNDLE: the bundle folder (default .bundle); OURS_ARGS: more `predict` options; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side;
+# TORCH_MODES="eager compile" runs the reference eager and through torch.compile (default: eager); OURS_LIMIT / TORCH_LIMIT
 # (seconds, default 560) stop a side that runs too long; TORCH_RECORDS=START:END runs the reference on those records
 # only, into /tmp/torch-parts (1 M frames need ~18 min: three calls of a third each), and TORCH_MERGE=1 joins the
 # parts there (tools/bench/predict/merge_parts.py) into the reference's outputs before the comparison. The models stay in /tmp/models and are reused by a later
@@ -51,17 +52,23 @@ if [ -n "${TORCH_RECORDS:-}" ]; then
   sampled "$name" "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir "$part" --records "$TORCH_RECORDS"
   tail -n 8 "$out/$name.err"; cp "$out/$name.out" "$part/result.json"; cat "$part/result.json"
 elif [ "${TORCH:-1}" != 0 ]; then
-  echo "== PyTorch reference"
-  rm -rf /tmp/torch
-  sampled torch "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir /tmp/torch
-  tail -n 8 "$out/torch.err"; cat "$out/torch.out"
+  # TORCH_MODES: eager (default) and/or compile (torch.compile, its compilation reported apart), each its own run.
+  for mode in ${TORCH_MODES:-eager}; do
+    name=torch; [ "$mode" = compile ] && name=torch-compile
+    echo "== PyTorch reference ($mode)"
+    rm -rf "/tmp/$name"
+    sampled "$name" "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir "/tmp/$name" $([ "$mode" = compile ] && echo --compile)
+    tail -n 8 "$out/$name.err"; cat "$out/$name.out"
+  done
 fi
 if [ "${TORCH_MERGE:-0}" != 0 ]; then
   echo "== PyTorch reference parts joined"
   rm -rf /tmp/torch
   python3 tools/bench/predict/merge_parts.py /tmp/torch $(ls -d /tmp/torch-parts/* | sort -t/ -k4 -n) | tee "$out/torch-merged.json"
 fi
-if [ -d /tmp/ours ] && [ -d /tmp/torch ]; then
-  echo "== outputs compared (labels, max |Δscore|)"
-  node tools/device/compare-predictions.mjs /tmp/ours /tmp/torch --tol 0.05 | tee "$out/compare.json"
-fi
+for name in torch torch-compile; do
+  if [ -d /tmp/ours ] && [ -f "/tmp/$name/prediction_results.txt" ]; then
+    echo "== outputs compared with $name (labels, max |Δscore|)"
+    node tools/device/compare-predictions.mjs /tmp/ours "/tmp/$name" --tol 0.05 | tee "$out/compare-$name.json"
+  fi
+done
