@@ -6,11 +6,8 @@
 # Here:  bash ../shared/device/pack.sh && bash tools/device/bundle.sh tools/bench/esm2/bench-esm2.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-cuda-bench.sh [SEQUENCES]
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
+source "$(dirname "$0")/preamble.sh"
 n=${1:-2000}
-export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@" > "$out/$name.json" 2> "$out/$name.err"; echo "rc=$?"; tail -n 12 "$out/$name.err"; }
 step cuda-fp32-means 240 node .bundle/bench-esm2.mjs --backend cuda --precision fp32 --size 3B --length-sets 99 --budgets 4096 --sequences 16 --means-out /tmp/means-fp32.bin
 for p in fp16 bf16; do

@@ -6,10 +6,7 @@
 # Here:  bash ../shared/device/pack.sh && bash tools/device/bundle.sh packages/tfjs-backend-cuda/gpu-test/kernels.gpu.ts tools/bench/esm2/parity-esm2.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-cuda-tests.sh
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+source "$(dirname "$0")/preamble.sh"
 status=0
 # The four precisions run side by side (their time goes mostly to the cpu reference kernels).
 for p in fp32 fp16 bf16 fp8; do

@@ -7,10 +7,8 @@
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/bench/dnabert/bench-dnabert.ts tools/bench/dnabert/parity-dnabert.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-dnabert-bench.sh [SEQUENCES]
 set -uo pipefail
-out=${OUT:-/tmp/out}; mkdir -p "$out"
+source "$(dirname "$0")/preamble.sh"
 n=${1:-8000}
-export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@" > "$out/$name.json" 2> "$out/$name.err"; echo "rc=$?"; tail -n 12 "$out/$name.err" | cut -c1-400; }
 for p in fp32 fp16 bf16; do
   step "parity-$p" 60 node .bundle/parity-dnabert.mjs --backend cuda --precision "$p"

@@ -9,10 +9,7 @@
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-rows-ab.sh
 # Everything lands in $OUT (kernels-fp8-regs.txt, invariance-fp8-regs.txt, ab.json/.err, profile.json).
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+source "$(dirname "$0")/preamble.sh"
 status=0
 # 1 and 2 side by side (small shapes; their time goes to the cpu references and NVRTC).
 VIRNUCPRO_FP8_ROWS_IN_REGISTERS=1 timeout -k 5 200 node .bundle/kernels.gpu.mjs --precision fp8 > "$out/kernels-fp8-regs.txt" 2>&1 &

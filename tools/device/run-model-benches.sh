@@ -5,10 +5,8 @@
 # Usage there: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-model-benches.sh
 # (after `bash tools/device/bundle.sh tools/bench/esm2/*-esm2.ts tools/bench/dnabert/{bench,parity}-dnabert.ts` here).
 set -uo pipefail
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
+source "$(dirname "$0")/preamble.sh"
 step() { local name=$1 limit=$2; shift 2; echo "== $name"; timeout "$limit" "$@" > "$out/$name.json" 2> "$out/$name.err"; echo "rc=$? $(tail -c 300 "$out/$name.err" | tr '\n' ' ')"; grep -E '"(pass|tokensPerSecond|hiddenMaxAbs|meanMaxAbs)"' "$out/$name.json" | tr -d '\n '; echo; }
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 step parity-esm2-safetensors 120 node .bundle/parity-esm2.mjs --backend webgpu
 step parity-esm2-fairesm 120 node .bundle/parity-esm2.mjs --backend webgpu --model test-data/esm2/fair_esm.pt
 step parity-esm2-bin 120 node .bundle/parity-esm2.mjs --backend webgpu --model test-data/esm2/pytorch_model.bin
