@@ -57,6 +57,11 @@ describe('readReportData', () => {
     expect(d.records[1]).toMatchObject({ id: 'a', length: 2000, chunks: 4, scored: 3, viral: 2, regions: 1, viralBases: 1000, call: 'virus' });
     expect(Number.isNaN(d.records[3].best)).toBe(true);
     expect((await readReportData(run, { maxRecords: 2 })).records.map((r) => r.id)).toEqual(['d', 'a']);
+    // maxRecords 1: the selection is trimmed after a and b, and later records are kept only when more viral than
+    // the least viral one kept (c is not, d is): the cap gives the same records as cutting the whole sorted table.
+    for (const maxRecords of [1, 2, 3]) {
+      expect((await readReportData(run, { maxRecords })).records.map((r) => r.id)).toEqual(['d', 'a', 'b', 'c'].slice(0, maxRecords));
+    }
   });
 
   it('tracks: one bin per chunk, or the best of consecutive chunks when downsampled; regions; unscored as -1', async () => {

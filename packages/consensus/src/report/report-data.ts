@@ -127,6 +127,9 @@ export async function readReportData(runDir: string, options: ReportOptions = {}
   let regions = 0;
   let viralBases = 0;
   let kept: (ReportRecord & { order: number })[] = [];
+  // Once the selection has been trimmed, its least viral record: one that is not more viral cannot enter the table
+  // (maxRecords better ones are kept already), so it is not kept or sorted at all (most records of a large run).
+  let worstKept: (ReportRecord & { order: number }) | undefined;
   {
     const it = lines(join(runDir, SEQUENCE_SUMMARY_FILE))[Symbol.asyncIterator]();
     // Runs made before the fraction_n column have the same first ten columns.
@@ -141,9 +144,13 @@ export async function readReportData(runDir: string, options: ReportOptions = {}
       recordCalls[r.call] = (recordCalls[r.call] ?? 0) + 1;
       regions += r.regions;
       viralBases += r.viralBases;
+      if (worstKept && moreViral(r, worstKept) > 0) continue;
       kept.push(r);
       // Keep the selection bounded: trim back to maxRecords when it doubles.
-      if (kept.length >= 2 * maxRecords) kept = kept.sort(moreViral).slice(0, maxRecords);
+      if (kept.length >= 2 * maxRecords) {
+        kept = kept.sort(moreViral).slice(0, maxRecords);
+        worstKept = kept[kept.length - 1];
+      }
     }
   }
   kept = kept.sort(moreViral).slice(0, maxRecords);
