@@ -93,7 +93,7 @@ export class CudaBackend extends KernelBackend {
   /** fp8: the linear layers that stay in bf16 ($VIRNUCPRO_FP8_BF16_LAYERS, a comma list of Fp8LayerRole; tools may change it). */
   fp8Bf16Layers: Set<Fp8LayerRole>;
   /** fp8: accumulate FP8 products in the tensor cores' fast way, without cuBLASLt's periodic promotion to fp32 — the
-   * mode TransformerEngine uses for forward GEMMs (`_2X_ACC_FPROP = False`). Measured on ESM-2 3B: 1.15–1.17× the
+   * mode TransformerEngine uses for forward GEMMs (`_2X_ACC_FPROP = False`). Measured on ESM-2 3B (H100): 1.13–1.15× the
    * exact mode's speed at the same cosine to fp32 (0.99360 vs 0.99362; the E4M3 rounding of the inputs dominates).
    * $VIRNUCPRO_FP8_FAST_ACCUM=0 selects the exact mode (the A/B). */
   fp8FastAccum: boolean;
