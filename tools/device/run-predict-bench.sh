@@ -9,8 +9,9 @@
 # Knobs (environment): READS_ONLY=1 only makes the models and reads; BUNDLE: the bundle folder (default .bundle); OURS_ARGS: more `predict` options; TOKEN_BUDGET (ours, default 32768); OURS=0 / TORCH=0 skip a side;
 # TORCH_MODES="eager compile" runs the reference eager and through torch.compile (default: eager); OURS_LIMIT / TORCH_LIMIT
 # (seconds, default 560) stop a side that runs too long; TORCH_RECORDS=START:END runs the reference on those records
-# only, into /tmp/torch-parts (1 M frames need ~18 min: three calls of a third each), and TORCH_MERGE=1 joins the
-# parts there (tools/bench/predict/merge_parts.py) into the reference's outputs before the comparison. The models stay in /tmp/models and are reused by a later
+# only, into /tmp/torch-parts (1 M frames need ~18 min eager: three calls of a third each; with TORCH_MODES=compile
+# into /tmp/torch-compile-parts), and TORCH_MERGE=1 joins the parts of that mode (tools/bench/predict/merge_parts.py)
+# into the reference's outputs before the comparison. The models stay in /tmp/models and are reused by a later
 # call on the same (still warm) machine. Every output ends up in $OUT/predict-bench-FRAMES-PRECISION.tgz (the device returns 8 files).
 set -uo pipefail
 bundle=${BUNDLE:-.bundle}
@@ -46,10 +47,13 @@ if [ "${OURS:-1}" != 0 ]; then
   tail -n 5 "$out/ours.err"; cp /tmp/ours/run_summary.json "$out/run_summary.json" && grep -v '"input"\|"models"\|"esm": "\|"dnabert": "\|"mlp"' "$out/run_summary.json" | tr -d ' \n'; echo
 fi
 if [ -n "${TORCH_RECORDS:-}" ]; then
-  part=/tmp/torch-parts/${TORCH_RECORDS/:/-}; name=torch-${TORCH_RECORDS/:/-}
-  echo "== PyTorch reference, records $TORCH_RECORDS"
+  # One mode per part: TORCH_MODES=compile runs the part through torch.compile (later parts on the same machine reuse
+  # inductor's cache in /tmp, so their compilation is shorter), its parts in /tmp/torch-compile-parts.
+  ref=torch; [ "${TORCH_MODES:-eager}" = compile ] && ref=torch-compile
+  part=/tmp/$ref-parts/${TORCH_RECORDS/:/-}; name=$ref-${TORCH_RECORDS/:/-}
+  echo "== PyTorch reference (${TORCH_MODES:-eager}), records $TORCH_RECORDS"
   rm -rf "$part"
-  sampled "$name" "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir "$part" --records "$TORCH_RECORDS"
+  sampled "$name" "${TORCH_LIMIT:-560}" python3 tools/bench/predict/pytorch_predict.py "$reads" --models /tmp/models --length 300 --out-dir "$part" --records "$TORCH_RECORDS" $([ "$ref" = torch-compile ] && echo --compile)
   tail -n 8 "$out/$name.err"; cp "$out/$name.out" "$part/result.json"; cat "$part/result.json"
 elif [ "${TORCH:-1}" != 0 ]; then
   # TORCH_MODES: eager (default) and/or compile (torch.compile, its compilation reported apart), each its own run.
@@ -62,9 +66,10 @@ elif [ "${TORCH:-1}" != 0 ]; then
   done
 fi
 if [ "${TORCH_MERGE:-0}" != 0 ]; then
-  echo "== PyTorch reference parts joined"
-  rm -rf /tmp/torch
-  python3 tools/bench/predict/merge_parts.py /tmp/torch $(ls -d /tmp/torch-parts/* | sort -t/ -k4 -n) | tee "$out/torch-merged.json"
+  ref=torch; [ "${TORCH_MODES:-eager}" = compile ] && ref=torch-compile
+  echo "== PyTorch reference parts joined (/tmp/$ref-parts)"
+  rm -rf "/tmp/$ref"
+  python3 tools/bench/predict/merge_parts.py "/tmp/$ref" $(ls -d /tmp/$ref-parts/* | sort -t/ -k4 -n) | tee "$out/$ref-merged.json"
 fi
 for name in torch torch-compile; do
   if [ -d /tmp/ours ] && [ -f "/tmp/$name/prediction_results.txt" ]; then
