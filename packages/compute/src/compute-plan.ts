@@ -4,7 +4,7 @@ import { DeviceSelectionError, type DeviceInfo } from '@virnucpro/runtime';
 import { backends, type ComputeSettings } from './backends.js';
 import { cudaProbe } from './cuda-probe.js';
 import { resolveDevices } from './devices.js';
-import { AUTO_NOTE, ComputeSettingError, resolvePrecision } from './precision.js';
+import { AUTO_NOTE, ComputeSettingError, precisionNote, resolvePrecision } from './precision.js';
 import { resolveBackend, type BackendAttempt, type BackendChoice } from './resolve-backend.js';
 import { tokenBudgetFor } from './token-budget.js';
 
@@ -65,13 +65,19 @@ export async function planCompute(request: ComputeRequest): Promise<ComputePlan>
         workers: (request.workers ?? 0) > 0 ? request.workers : undefined,
       })
     : undefined;
-  return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend), notes: notesOn(backend, skipped) };
+  return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend), notes: notesOn(backend, precision, skipped) };
 }
 
-/** `auto` settled for a slower CPU backend because oneDNN is missing: say, in one line, what to install. */
-function notesOn(backend: BackendName, skipped: Map<BackendName, string>): string[] {
+/**
+ * `auto` settled for a slower CPU backend because oneDNN is missing: say, in one line, what to install; and what
+ * the precision costs, where it costs something (precisionNote).
+ */
+function notesOn(backend: BackendName, precision: Precision, skipped: Map<BackendName, string>): string[] {
+  const notes: string[] = [];
   if (skipped.has('onednn') && (backend === 'wasm' || backend === 'cpu')) {
-    return [`running the models on '${backend}' (one core); ${ONEDNN_INSTALL_HINT}`];
+    notes.push(`running the models on '${backend}' (one core); ${ONEDNN_INSTALL_HINT}`);
   }
-  return [];
+  const note = precisionNote(precision);
+  if (note) notes.push(note);
+  return notes;
 }

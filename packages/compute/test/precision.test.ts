@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ComputeSettingError, checkPrecisionOption, precisionChoices } from '../src/index.js';
-import { defaultPrecision, resolvePrecision } from '../src/precision.js';
+import { defaultPrecision, precisionNote, resolvePrecision } from '../src/precision.js';
 
 describe('precision: one default, checked against the backend', () => {
   it('defaults to fp16 on cuda and fp32 on every other backend (auto: whatever it picked)', () => {
@@ -17,5 +17,16 @@ describe('precision: one default, checked against the backend', () => {
     expect(precisionChoices).toEqual(['fp32', 'fp16', 'bf16', 'fp8']);
     expect(() => resolvePrecision('cpu', 'fp8')).toThrow(/--precision fp8 needs --backend cuda; the cpu backend computes in fp32 only/);
     expect(resolvePrecision('cuda', 'fp8')).toBe('fp8');
+  });
+});
+
+describe('precisionNote', () => {
+  it('warns, in one line, that fp8 is experimental and what it costs; the other precisions get no note', () => {
+    const note = precisionNote('fp8')!;
+    expect(note).toMatch(/fp8 is experimental/);
+    expect(note).toMatch(/change label/);
+    expect(note).toContain('docs/usage.md');
+    expect(note).not.toContain('\n');
+    for (const p of ['fp32', 'fp16', 'bf16'] as const) expect(precisionNote(p)).toBeUndefined();
   });
 });
