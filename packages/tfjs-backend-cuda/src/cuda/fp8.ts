@@ -133,41 +133,6 @@ QUANTIZE_KERNEL(gelu_quantize_rows_vec, true, true)
     quantizeRowInRegisters<gelu>(x, q, scale, cols, bias, rowScale, colScale); }
 QUANTIZE_IN_REGISTERS_KERNEL(quantize_rows_regs, false)
 QUANTIZE_IN_REGISTERS_KERNEL(gelu_quantize_rows_regs, true)
-// GeGLU and fc2's fp8 rows in one pass (DNABERT-S's feed-forward in fp8). Row r of x is [gate | up], f values each;
-// out = geluErf(gate) · up rounded to T exactly as geglu_vec writes it, then quantised as quantize_rows_regs
-// quantises that T row: the same bytes as the two kernels, without writing and re-reading the f-wide T row.
-// f divisible by VEC, at most ROW_WORDS_PER_THREAD · blockDim.x words; one block per row.
-extern "C" __global__ void geglu_quantize_rows_regs(const T* x, unsigned char* q, float* scale, int f) {
-  __shared__ float scratch[32];
-  const long long row = blockIdx.x;
-  const int words = f / VEC;
-  const uint4* gate = reinterpret_cast<const uint4*>(x + row * 2 * f);
-  const uint4* up = reinterpret_cast<const uint4*>(x + row * 2 * f + f);
-  unsigned char* qr = q + row * f;
-  float v[ROW_WORDS_PER_THREAD][VEC];
-  float m = 0.f;
-  #pragma unroll
-  for (int j = 0; j < ROW_WORDS_PER_THREAD; j++) {
-    const int w = threadIdx.x + j * blockDim.x;
-    if (w < words) {
-      uint4 gateRaw = gate[w], upRaw = up[w];
-      const T* g = reinterpret_cast<const T*>(&gateRaw);
-      const T* u = reinterpret_cast<const T*>(&upRaw);
-      #pragma unroll
-      for (int k = 0; k < VEC; k++) {
-        v[j][k] = toF(fromF(geluErf(toF(g[k])) * toF(u[k])));
-        m = fmaxf(m, fabsf(v[j][k]));
-      }
-    }
-  }
-  const float s = e4m3Scale(blockMax(m, scratch));
-  #pragma unroll
-  for (int j = 0; j < ROW_WORDS_PER_THREAD; j++) {
-    const int w = threadIdx.x + j * blockDim.x;
-    if (w < words) storeE4M3Word(qr + w * VEC, v[j], s);
-  }
-  if (threadIdx.x == 0) scale[row] = s;
-}
 
 // y[r, c] = fp8 q[r, c] · scale[r], in T (a tensor whose only up-to-date form is its fp8 rows).
 extern "C" __global__ void dequantize_rows(const unsigned char* q, const float* scale, T* y, long long n, int cols) {
