@@ -193,6 +193,36 @@ if (precision === 'fp8') {
       if (bad === 0 && ran) passed++; else failed++;
     }
   }
+  // GeGLU writing its output's fp8 rows in the same pass (geglu_quantize_rows_regs) against GeGLU then a row pass:
+  // the same bytes and scales, at DNABERT-S's width, a small one, the longest row it takes, and a width it leaves apart.
+  await tf.setBackend('cuda'); // the last check() left cpu active, and geglu() runs on the active backend
+  const gegluFusedSetting = cuda.fp8GegluFused;
+  for (const [n, f] of [[37, 3072], [5, 64], [1, 16 * ROW_WORDS_PER_THREAD * 1024 / bytesPerElement(cuda.floatStorage)], [3, 40]]) {
+    const x = tf.tensor2d(random(n * 2 * f, -4, 4), [n, 2 * f]);
+    const outs = [false, true].map((fusedOn) => {
+      cuda.fp8GegluFused = fusedOn;
+      const y = geglu(x);
+      const info = { dataId: y.dataId, shape: [n, f], dtype: 'float32' as const };
+      const source = cuda.fp8SourceOf(info, f) ?? 'none';
+      const q = cuda.fp8Rows(info);
+      const bytes = new Uint8Array(n * f); const scales = new Float32Array(n);
+      cuda.driver.copyDtoH(bytes, q.data, n * f, cuda.stream);
+      cuda.driver.copyDtoH(scales, q.scales, n * 4, cuda.stream);
+      cuda.driver.synchronize(cuda.stream);
+      y.dispose();
+      return { source, bytes, scales };
+    });
+    cuda.fp8GegluFused = gegluFusedSetting;
+    x.dispose();
+    const [apart, fused] = outs;
+    let bad = 0;
+    apart.bytes.forEach((b, i) => { if (fused.bytes[i] !== b) bad++; });
+    apart.scales.forEach((v, i) => { if (fused.scales[i] !== v) bad++; });
+    const expectFused = f % 16 === 0;
+    const ran = (fused.source === 'gelu') === expectFused && apart.source === 'none';
+    console.log(`${bad === 0 && ran ? 'ok  ' : 'FAIL'} fp8 geglu rows ${n}×${f}: ${expectFused ? 'fused' : 'apart'} as GeGLU then a row pass (${bad} bytes or scales differ; fused kernel ${fused.source === 'gelu' ? 'ran' : 'did not run'})`);
+    if (bad === 0 && ran) passed++; else failed++;
+  }
   // A block's chain: layer norm (writes fp8 rows) → fc1 + GELU (writes fc2's fp8 rows) → fc2 + residual.
   {
     const [n, d, f] = [37, 256, 1024];

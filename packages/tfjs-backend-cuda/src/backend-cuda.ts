@@ -104,6 +104,10 @@ export class CudaBackend extends KernelBackend {
   /** fp8: rows quantised by the `*_regs` kernels, each row read and finished (fc1's GELU) once, not twice: the same
    * bytes, 1.04–1.06× on ESM-2 3B (H100, 2026-11-25). $VIRNUCPRO_FP8_ROWS_IN_REGISTERS=0 re-reads the row (the A/B). */
   fp8RowsInRegisters: boolean;
+  /** fp8: a GeGLU whose output feeds an FP8 GEMM (DNABERT-S's fc2) writes that output's fp8 rows in the same pass
+   * (`geglu_quantize_rows_regs`: the same bytes as GeGLU then a row pass, checked on an H100 on 2026-11-25) and no
+   * T: 1.05–1.19× on DNABERT-S fp8. $VIRNUCPRO_FP8_GEGLU_FUSED=0 writes T and quantises it in a pass of its own (the A/B). */
+  fp8GegluFused: boolean;
   /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
    * tools switch fp8FastAccum at run time). */
   private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
@@ -131,6 +135,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM !== '0';
     this.geluEpilogue = process.env.VIRNUCPRO_GELU_EPILOGUE !== '0';
     this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS !== '0';
+    this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);

@@ -24,3 +24,15 @@ export function quantizeRowsLaunch(cols: number, elementsPerWord: number, option
   }
   return { kernel: `${base}_vec`, block: [THREADS, 1, 1] };
 }
+
+/**
+ * The launch of `geglu_quantize_rows_regs` (GeGLU and the fp8 rows of its output in one pass) for GeGLU outputs of
+ * `f` values per row, or undefined where it does not apply: `f` not a whole number of 16-byte words, or a row too
+ * long for the registers (GeGLU then writes T and the fp8 rows come from a quantisation pass).
+ */
+export function gegluQuantizeLaunch(f: number, elementsPerWord: number): QuantizeRowsLaunch | undefined {
+  if (f % elementsPerWord !== 0) return undefined;
+  const words = f / elementsPerWord;
+  if (words > ROW_WORDS_PER_THREAD * MAX_THREADS) return undefined;
+  return { kernel: 'geglu_quantize_rows_regs', block: [32 * Math.ceil(words / ROW_WORDS_PER_THREAD / 32), 1, 1] };
+}

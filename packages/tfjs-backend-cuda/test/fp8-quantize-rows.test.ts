@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
-import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
+import { gegluQuantizeLaunch, quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
 
 describe('quantizeRowsLaunch', () => {
   it('keeps rows in registers with just enough threads for ROW_WORDS_PER_THREAD words each', () => {
@@ -21,5 +21,19 @@ describe('quantizeRowsLaunch', () => {
     expect(quantizeRowsLaunch(8 * (ROW_WORDS_PER_THREAD * 1024 + 1), 8, { gelu: true, inRegisters: true })).toEqual({ kernel: 'gelu_quantize_rows_vec', block: [256, 1, 1] });
     expect(quantizeRowsLaunch(10240, 8, { gelu: true, inRegisters: false })).toEqual({ kernel: 'gelu_quantize_rows_vec', block: [256, 1, 1] });
     expect(quantizeRowsLaunch(45, 8, { gelu: false, inRegisters: true })).toEqual({ kernel: 'quantize_rows', block: [256, 1, 1] });
+  });
+});
+
+describe('gegluQuantizeLaunch', () => {
+  it('fuses GeGLU with the fp8 rows of its output in registers, with just enough threads', () => {
+    // DNABERT-S's GeGLU output in bf16: 3,072 values = 384 words → 96 threads of 4 words.
+    expect(gegluQuantizeLaunch(3072, 8)).toEqual({ kernel: 'geglu_quantize_rows_regs', block: [96, 1, 1] });
+    expect(gegluQuantizeLaunch(64, 8)).toEqual({ kernel: 'geglu_quantize_rows_regs', block: [32, 1, 1] });
+    expect(gegluQuantizeLaunch(8 * ROW_WORDS_PER_THREAD * 1024, 8)).toEqual({ kernel: 'geglu_quantize_rows_regs', block: [1024, 1, 1] });
+  });
+
+  it('leaves GeGLU apart when no 16-byte word divides the row or the row is too long for the registers', () => {
+    expect(gegluQuantizeLaunch(44, 8)).toBeUndefined();
+    expect(gegluQuantizeLaunch(8 * (ROW_WORDS_PER_THREAD * 1024 + 1), 8)).toBeUndefined();
   });
 });

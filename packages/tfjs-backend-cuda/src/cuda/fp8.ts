@@ -91,26 +91,21 @@ __device__ void quantizeRow(const T* x, unsigned char* q, float* scale, int cols
 // quantizeRow: the same bytes. fc1's GELU output (10,240 wide in ESM-2 3B) is the costliest fp8 kernel (18.9 ms of a
 // 106.8 ms 16K-token forward, 2026-11-25), and the re-reading kernel evaluates each erf twice.
 constexpr int ROW_WORDS_PER_THREAD = ${ROW_WORDS_PER_THREAD};
-template <bool GELU>
-__device__ void quantizeRowInRegisters(const T* x, unsigned char* q, float* scale, int cols, const T* bias, const float* rowScale, const float* colScale) {
+// The row's words finished by wordOf(w, v) (v: word w's VEC values), kept in registers between the amax and the
+// write, into row "row" of q and scale. Every *_regs kernel is this with its own way of finishing a word.
+template <typename WordOf>
+__device__ __forceinline__ void quantizeWordsInRegisters(unsigned char* q, float* scale, long long row, int words, WordOf wordOf) {
   __shared__ float scratch[32];
-  const long long row = blockIdx.x;
-  const int words = cols / VEC;
-  const uint4* xr = reinterpret_cast<const uint4*>(x + row * cols);
-  unsigned char* qr = q + row * cols;
+  unsigned char* qr = q + row * words * VEC;
   float v[ROW_WORDS_PER_THREAD][VEC];
   float m = 0.f;
   #pragma unroll
   for (int j = 0; j < ROW_WORDS_PER_THREAD; j++) {
     const int w = threadIdx.x + j * blockDim.x;
     if (w < words) {
-      uint4 raw = xr[w];
-      const T* e = reinterpret_cast<const T*>(&raw);
+      wordOf(w, v[j]);
       #pragma unroll
-      for (int k = 0; k < VEC; k++) {
-        v[j][k] = finish<GELU>(toF(e[k]), row, w * VEC + k, bias, rowScale, colScale);
-        m = fmaxf(m, fabsf(v[j][k]));
-      }
+      for (int k = 0; k < VEC; k++) m = fmaxf(m, fabsf(v[j][k]));
     }
   }
   const float s = e4m3Scale(blockMax(m, scratch));
@@ -120,6 +115,17 @@ __device__ void quantizeRowInRegisters(const T* x, unsigned char* q, float* scal
     if (w < words) storeE4M3Word(qr + w * VEC, v[j], s);
   }
   if (threadIdx.x == 0) scale[row] = s;
+}
+template <bool GELU>
+__device__ void quantizeRowInRegisters(const T* x, unsigned char* q, float* scale, int cols, const T* bias, const float* rowScale, const float* colScale) {
+  const long long row = blockIdx.x;
+  const uint4* xr = reinterpret_cast<const uint4*>(x + row * cols);
+  quantizeWordsInRegisters(q, scale, row, cols / VEC, [&](int w, float* v) {
+    uint4 raw = xr[w];
+    const T* e = reinterpret_cast<const T*>(&raw);
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) v[k] = finish<GELU>(toF(e[k]), row, w * VEC + k, bias, rowScale, colScale);
+  });
 }
 #define QUANTIZE_KERNEL(name, gelu, words) \
   extern "C" __global__ void name(const T* x, unsigned char* q, float* scale, int cols, const T* bias, const float* rowScale, const float* colScale) { \
@@ -133,6 +139,22 @@ QUANTIZE_KERNEL(gelu_quantize_rows_vec, true, true)
     quantizeRowInRegisters<gelu>(x, q, scale, cols, bias, rowScale, colScale); }
 QUANTIZE_IN_REGISTERS_KERNEL(quantize_rows_regs, false)
 QUANTIZE_IN_REGISTERS_KERNEL(gelu_quantize_rows_regs, true)
+// GeGLU and fc2's fp8 rows in one pass (DNABERT-S's feed-forward in fp8). Row r of x is [gate | up], f values each;
+// out = geluErf(gate) · up rounded to T exactly as geglu_vec writes it, then quantised as quantize_rows_regs
+// quantises that T row: the same bytes as the two kernels, without writing and re-reading the f-wide T row.
+// f divisible by VEC, at most ROW_WORDS_PER_THREAD · blockDim.x words; one block per row.
+extern "C" __global__ void geglu_quantize_rows_regs(const T* x, unsigned char* q, float* scale, int f) {
+  const long long row = blockIdx.x;
+  const uint4* gate = reinterpret_cast<const uint4*>(x + row * 2 * f);
+  const uint4* up = reinterpret_cast<const uint4*>(x + row * 2 * f + f);
+  quantizeWordsInRegisters(q, scale, row, f / VEC, [&](int w, float* v) {
+    uint4 gateRaw = gate[w], upRaw = up[w];
+    const T* g = reinterpret_cast<const T*>(&gateRaw);
+    const T* u = reinterpret_cast<const T*>(&upRaw);
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) v[k] = toF(fromF(geluErf(toF(g[k])) * toF(u[k])));
+  });
+}
 
 // y[r, c] = fp8 q[r, c] · scale[r], in T (a tensor whose only up-to-date form is its fp8 rows).
 extern "C" __global__ void dequantize_rows(const unsigned char* q, const float* scale, T* y, long long n, int cols) {
