@@ -18,11 +18,8 @@ const MAX_THREADS = 1024;
 export function quantizeRowsLaunch(cols: number, elementsPerWord: number, options: { gelu: boolean; inRegisters: boolean }): QuantizeRowsLaunch {
   const base = options.gelu ? 'gelu_quantize_rows' : 'quantize_rows';
   if (cols % elementsPerWord !== 0) return { kernel: base, block: [THREADS, 1, 1] };
-  const words = cols / elementsPerWord;
-  if (options.inRegisters && words <= ROW_WORDS_PER_THREAD * MAX_THREADS) {
-    return { kernel: `${base}_regs`, block: [32 * Math.ceil(words / ROW_WORDS_PER_THREAD / 32), 1, 1] };
-  }
-  return { kernel: `${base}_vec`, block: [THREADS, 1, 1] };
+  const block = options.inRegisters ? registerRowsBlock(cols / elementsPerWord) : undefined;
+  return block ? { kernel: `${base}_regs`, block } : { kernel: `${base}_vec`, block: [THREADS, 1, 1] };
 }
 
 /**
@@ -31,8 +28,12 @@ export function quantizeRowsLaunch(cols: number, elementsPerWord: number, option
  * long for the registers (GeGLU then writes T and the fp8 rows come from a quantisation pass).
  */
 export function gegluQuantizeLaunch(f: number, elementsPerWord: number): QuantizeRowsLaunch | undefined {
-  if (f % elementsPerWord !== 0) return undefined;
-  const words = f / elementsPerWord;
-  if (words > ROW_WORDS_PER_THREAD * MAX_THREADS) return undefined;
-  return { kernel: 'geglu_quantize_rows_regs', block: [32 * Math.ceil(words / ROW_WORDS_PER_THREAD / 32), 1, 1] };
+  const block = f % elementsPerWord === 0 ? registerRowsBlock(f / elementsPerWord) : undefined;
+  return block && { kernel: 'geglu_quantize_rows_regs', block };
+}
+
+/** The block of a `*_regs` kernel for rows of `words` 16-byte words: just enough whole warps; undefined when a row is
+ * too long for the registers. */
+function registerRowsBlock(words: number): [number, number, number] | undefined {
+  return words <= ROW_WORDS_PER_THREAD * MAX_THREADS ? [32 * Math.ceil(words / ROW_WORDS_PER_THREAD / 32), 1, 1] : undefined;
 }
