@@ -15,6 +15,7 @@ import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
 import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
 import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
 import { bytesPerElement, elementsPerWord } from '../src/precision.js';
+import { tunedGemmKeys } from '../src/gemm-algo-table.js';
 
 const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' } } });
 const precision = args.precision as Precision;
@@ -133,6 +134,26 @@ for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512]
   await checkLinear(`linear ${n}×${i}·${i}×${o} +bias gelu`, shape, x, w, b, { activation: 'gelu' });
   await checkLinear(`linear ${n}×${i}·${i}×${o} +bias +residual`, shape, x, w, b, { residual: r });
   await checkLinear(`linear ${n}×${i}·${i}×${o} gelu +residual`, shape, x, w, b, { activation: 'gelu', residual: r });
+}
+
+// The GEMMs with a measured cuBLASLt configuration (gemm-algo-table.ts) at their real widths: the configuration must
+// be the one pinned on a GPU of the table's architecture (else cuBLASLt refused it and the run is silently slower),
+// and its results must match the cpu like any other algorithm's.
+{
+  const storage = precision === 'fp8' ? 'fp8' : precision === 'bf16' ? 'bf16' : precision === 'fp16' ? 'f16' : 'f32';
+  const arch = cuda.describe().arch;
+  const keys = tunedGemmKeys(arch).filter((k) => k.storage === storage);
+  for (const key of keys) {
+    const n = 64;
+    const x = random(n * key.inner); const w = random(key.inner * key.cols, -0.05, 0.05); const b = key.bias ? random(key.cols) : undefined;
+    const before = cuda.tunedGemms.size;
+    await checkLinear(`linear ${n}×${key.inner}·${key.inner}×${key.cols}${key.bias ? ' +bias' : ''}${key.gelu ? ' gelu' : ''} (measured cuBLASLt configuration)`, [n, key.inner, key.cols], x, w, b,
+      key.gelu ? { activation: 'gelu' } : {});
+    const pinned = cuda.tunedGemms.size > before;
+    console.log(`${pinned ? 'ok  ' : 'FAIL'} ${key.inner}→${key.cols}: the measured configuration ${pinned ? 'is' : 'is NOT'} the pinned algorithm on ${arch}`);
+    if (pinned) passed++; else failed++;
+  }
+  console.log(`measured cuBLASLt configurations for ${arch} ${storage}: ${keys.length}`);
 }
 
 if (precision === 'fp8') {

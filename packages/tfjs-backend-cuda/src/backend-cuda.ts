@@ -140,7 +140,7 @@ export class CudaBackend extends KernelBackend {
     this.nvrtcVersion = nvrtc.version;
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
     const workspace = { ptr: this.allocator.alloc(WORKSPACE_BYTES), bytes: WORKSPACE_BYTES };
-    this.blas = new CublasLt(this.libraries.cublasLt, workspace);
+    this.blas = new CublasLt(this.libraries.cublasLt, workspace, this.device.arch);
     this.data = new DataStorage(this, engine());
   }
 
@@ -300,6 +300,11 @@ export class CudaBackend extends KernelBackend {
 
   set gemmAlgoChoice(choice: GemmAlgoChoice) {
     this.blas.algoChoice = choice;
+  }
+
+  /** Weight shapes whose pinned GEMM algorithm is a measured configuration (gemm-algo-table.ts). */
+  get tunedGemms(): ReadonlySet<string> {
+    return this.blas.tuned;
   }
 
   /** GEMM plans whose row count the weight shape's pinned algorithm could not serve (not batch-invariant). */

@@ -2,8 +2,11 @@
 // One plan (descriptors + algorithm) per shape, made once and cached. The algorithm is pinned per weight shape:
 // cuBLASLt's heuristic reads the row count and may pick another tile or split K for another batch, which changes
 // the order of a row's sums, so a token's numbers would depend on its batch (docs/architecture.md, batch
-// invariance). The algorithm ranked first at PIN_ROWS rows, with split-K off, serves every row count.
+// invariance). The algorithm pinned for a weight shape, with split-K off, serves every row count: the configuration
+// measured fastest for it on this GPU architecture where gemm-algo-table.ts has one, else the heuristic's first at
+// PIN_ROWS rows.
 import type { DevicePtr, Handle } from './cuda-driver.js';
+import { tunedGemmConfig, type GemmAlgoConfig, type TunedGemmKey } from './gemm-algo-table.js';
 import { bindLibrary, type NativeFunction } from './koffi.js';
 import type { StorageType } from './precision.js';
 
@@ -20,8 +23,14 @@ const DESC_B_SCALE_POINTER = 18;
 const DESC_FAST_ACCUM = 25;
 const DESC_BIAS_DATA_TYPE = 26;
 const DESC_A_SCALE_MODE = 31;
+const ALGO_CONFIG_TILE_ID = 1;
 const ALGO_CONFIG_SPLITK_NUM = 2;
 const ALGO_CONFIG_REDUCTION_SCHEME = 3;
+const ALGO_CONFIG_CTA_SWIZZLING = 4;
+const ALGO_CONFIG_CUSTOM_OPTION = 5;
+const ALGO_CONFIG_STAGES_ID = 6;
+const ALGO_CONFIG_INNER_SHAPE_ID = 7;
+const ALGO_CONFIG_CLUSTER_SHAPE_ID = 8;
 const REDUCTION_SCHEME_NONE = 0;
 const EPILOGUE_GELU_BIAS = 36;
 const EPILOGUE_GELU = 32;
@@ -54,13 +63,25 @@ export const PIN_ROWS = 16384;
 const PROBE_ROWS = [1, 7, 64, 333, 4099, PIN_ROWS];
 
 /**
- * `pinned` (default): one algorithm per weight shape, split-K off, for every row count (batch-invariant bytes).
+ * `tuned` (default): one algorithm per weight shape, split-K off, for every row count (batch-invariant bytes): the
+ * measured configuration of gemm-algo-table.ts where it has one for this GPU, else the heuristic's first choice.
+ * `pinned`: the heuristic's first choice always (VIRNUCPRO_GEMM_ALGO=pinned; the A/B that measures the table).
  * `per-rows`: the heuristic's first choice for each row count (VIRNUCPRO_GEMM_ALGO=per-rows; the A/B that measures
- * what pinning costs).
+ * what pinning costs; not batch-invariant).
  */
-export type GemmAlgoChoice = 'pinned' | 'per-rows';
+export type GemmAlgoChoice = 'tuned' | 'pinned' | 'per-rows';
+export const gemmAlgoChoices: readonly GemmAlgoChoice[] = ['tuned', 'pinned', 'per-rows'];
 export function gemmAlgoChoice(env: NodeJS.ProcessEnv = process.env): GemmAlgoChoice {
-  return env.VIRNUCPRO_GEMM_ALGO === 'per-rows' ? 'per-rows' : 'pinned';
+  const value = env.VIRNUCPRO_GEMM_ALGO;
+  if (value === undefined || value === '') return 'tuned';
+  if (!(gemmAlgoChoices as readonly string[]).includes(value)) throw new Error(`VIRNUCPRO_GEMM_ALGO: '${value}' is not one of ${gemmAlgoChoices.join(', ')}`);
+  return value as GemmAlgoChoice;
+}
+
+/** The table entry a plan may pin, and the data types cuBLASLt needs to initialise its algorithm. */
+interface TunedLookup {
+  key: TunedGemmKey;
+  types: { a: number; b: number; c: number; d: number };
 }
 
 /**
@@ -96,14 +117,18 @@ export class CublasLt {
   private readonly pointer = new BigUint64Array(1);
   private readonly u32 = new Uint32Array(1);
   readonly version: number;
-  /** Algorithm per weight shape (key without the rows), split-K off; see PIN_ROWS. */
+  /** Algorithm per choice and weight shape (key without the rows), split-K off; see PIN_ROWS. */
   private readonly pinnedAlgos = new Map<string, Buffer | null>();
+  /** Weight shapes whose pinned algorithm is gemm-algo-table.ts's configuration (what a run reports). */
+  readonly tuned = new Set<string>();
   /** Plans whose row count the pinned algorithm could not serve (they use the heuristic's choice: not batch-invariant). */
   readonly unpinned = new Set<string>();
 
   constructor(
     libraryPath: string,
     private readonly workspace: { ptr: DevicePtr; bytes: number },
+    /** The GPU's architecture, e.g. `sm_90`: which measured configurations apply (gemm-algo-table.ts). */
+    private readonly arch = '',
     /** Changeable at run time (benchmarks A/B it in one process): plans are cached per choice. */
     public algoChoice: GemmAlgoChoice = gemmAlgoChoice(),
   ) {
@@ -117,6 +142,7 @@ export class CublasLt {
       'int cublasLtMatmulPreferenceSetAttribute(void *pref, int attribute, void *value, size_t size)',
       'int cublasLtMatmulAlgoGetHeuristic(void *handle, void *desc, void *a, void *b, void *c, void *d, void *pref, int requested, void *results, void *returned)',
       'int cublasLtMatmulAlgoConfigSetAttribute(void *algo, int attribute, void *value, size_t size)',
+      'int cublasLtMatmulAlgoInit(void *handle, int computeType, int scaleType, int aType, int bType, int cType, int dType, int algoId, void *algo)',
       'int cublasLtMatmulAlgoCheck(void *handle, void *desc, void *a, void *b, void *c, void *d, void *algo, void *result)',
       'int cublasLtMatrixLayoutDestroy(uint64_t layout)',
       'int cublasLtMatmulPreferenceDestroy(uint64_t pref)',
@@ -228,7 +254,11 @@ export class CublasLt {
         d: this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols),
       });
       const { b, d } = rowLayouts(shape.rows);
-      const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts);
+      // The table's fp8 configurations were measured in the fused mode with fast accumulation and bf16 output.
+      const tuned: TunedLookup | undefined = mode === 'fused' && fastAccum
+        ? { key: { arch: this.arch, storage: 'fp8', inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu: false }, types: { a: CUDA_R_8F_E4M3, b: CUDA_R_8F_E4M3, c: type, d: type } }
+        : undefined;
+      const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts, tuned);
       if (algo) plan = { desc, a, b, d, algo };
     } catch {
       plan = null;
@@ -239,27 +269,50 @@ export class CublasLt {
 
   /**
    * The algorithm for a plan: the weight shape's pinned one when cuBLASLt accepts it for these rows, else the
-   * heuristic's choice for these rows (recorded in `unpinned`). The pinned one is the heuristic's best at PIN_ROWS
-   * that, with split-K off, cuBLASLt accepts at every probe row count (odd shapes rule some algorithms out at some).
+   * heuristic's choice for these rows (recorded in `unpinned`). The pinned one is the first that, with split-K off,
+   * cuBLASLt accepts at every probe row count (odd shapes rule some algorithms out at some): the table's measured
+   * configuration (choice `tuned`), then the heuristic's candidates at PIN_ROWS, best first.
    */
-  private chooseAlgo(weightKey: string, planKey: string, desc: bigint, a: bigint, b: bigint, d: bigint, rowLayouts: (rows: number) => { b: bigint; d: bigint }): Buffer | undefined {
+  private chooseAlgo(weightKey: string, planKey: string, desc: bigint, a: bigint, b: bigint, d: bigint, rowLayouts: (rows: number) => { b: bigint; d: bigint }, tuned?: TunedLookup): Buffer | undefined {
     if (this.algoChoice === 'per-rows') return this.heuristics(desc, a, b, d, 1)[0];
-    let pinned = this.pinnedAlgos.get(weightKey);
+    const pinKey = `${this.algoChoice}:${weightKey}`;
+    let pinned = this.pinnedAlgos.get(pinKey);
     if (pinned === undefined) {
       const probes = PROBE_ROWS.map(rowLayouts);
       const at = probes[probes.length - 1]; // PIN_ROWS
-      pinned = this.heuristics(desc, a, at.b, at.d, 16)
-        .map((algo) => this.withoutSplitK(algo))
-        .find((algo) => probes.every((p) => this.accepts(desc, a, p.b, p.d, algo))) ?? null;
+      const acceptedEverywhere = (algo: Buffer) => probes.every((p) => this.accepts(desc, a, p.b, p.d, algo));
+      const config = this.algoChoice === 'tuned' && tuned ? tunedGemmConfig(tuned.key) : undefined;
+      const measured = config && this.configuredAlgo(config, tuned!.types);
+      if (measured && acceptedEverywhere(measured)) {
+        pinned = measured;
+        this.tuned.add(weightKey);
+      } else {
+        pinned = this.heuristics(desc, a, at.b, at.d, 16).map((algo) => this.withoutSplitK(algo)).find(acceptedEverywhere) ?? null;
+      }
       for (const p of probes) {
         this.fn.cublasLtMatrixLayoutDestroy(p.b);
         this.fn.cublasLtMatrixLayoutDestroy(p.d);
       }
-      this.pinnedAlgos.set(weightKey, pinned);
+      this.pinnedAlgos.set(pinKey, pinned);
     }
     if (pinned && this.accepts(desc, a, b, d, pinned)) return Buffer.from(pinned);
     this.unpinned.add(planKey);
     return this.heuristics(desc, a, b, d, 1)[0];
+  }
+
+  /** A table configuration as a cuBLASLt algorithm, split-K off; undefined when this cuBLASLt does not know it. */
+  private configuredAlgo(config: GemmAlgoConfig, types: TunedLookup['types']): Buffer | undefined {
+    const algo = Buffer.alloc(64);
+    if (this.fn.cublasLtMatmulAlgoInit(this.handle, COMPUTE_32F, CUDA_R.f32, types.a, types.b, types.c, types.d, config.id, algo) !== 0) return undefined;
+    const u16 = new Uint16Array(1);
+    const set = (attribute: number, value: number, wide = true) => {
+      const buffer = wide ? this.u32 : u16;
+      buffer[0] = value;
+      return this.fn.cublasLtMatmulAlgoConfigSetAttribute(algo, attribute, buffer, buffer.byteLength) === 0;
+    };
+    const ok = set(ALGO_CONFIG_TILE_ID, config.tile) && set(ALGO_CONFIG_STAGES_ID, config.stages) && set(ALGO_CONFIG_CTA_SWIZZLING, config.swizzle)
+      && set(ALGO_CONFIG_CUSTOM_OPTION, config.custom) && set(ALGO_CONFIG_INNER_SHAPE_ID, config.innerShape, false) && set(ALGO_CONFIG_CLUSTER_SHAPE_ID, config.cluster, false);
+    return ok ? this.withoutSplitK(algo) : undefined;
   }
 
   private withoutSplitK(algo: Buffer): Buffer {
@@ -320,7 +373,8 @@ export class CublasLt {
       d: this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols),
     });
     const { b, d } = rowLayouts(shape.rows);
-    const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts);
+    const tuned: TunedLookup = { key: { arch: this.arch, storage: shape.storage, inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu: shape.gelu ?? false }, types: { a: type, b: type, c: type, d: type } };
+    const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts, tuned);
     if (!algo) {
       throw new Error(`cuBLASLt has no algorithm for a ${shape.rows}×${shape.inner}·${shape.inner}×${shape.cols} ${shape.storage} GEMM`);
     }

@@ -9,7 +9,7 @@
 //   150-bp reads, 99/165 = VirNucPro's 300/500-bp chunks; tokens = residues + 2)  --warmup N (batches, default 1)
 //   --means-out FILE  (float32 means of 32 fixed proteins of 52/101/167 tokens)  --means-ref FILE (cosine against them)
 //   --profile (cuda: GPU time per kernel over one batch of the first set at the first budget)
-//   --variants pinned+epilogue,per-rows+erf,pinned+epilogue+regs,… (cuda: A/B of the GEMM algorithm choice, fc1's GELU and fp8's row quantisation in one process,
+//   --variants tuned+epilogue,pinned+epilogue,per-rows+erf,pinned+epilogue+regs,… (cuda: A/B of the GEMM algorithm choice, fc1's GELU and fp8's row quantisation in one process,
 //   one model setup; --rounds N, order reversed every other round; means checked per variant)
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';

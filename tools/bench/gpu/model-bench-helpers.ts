@@ -36,15 +36,16 @@ export async function checkMeans(model: MeanEmbedder, probe: Int32Array[], outPa
 
 /** A cuda setting a benchmark A/Bs in one process: how GEMM algorithms are chosen, where fc1's GELU runs and (fp8)
  * whether rows are quantised in registers (read once) or re-read; `rowsInRegisters` undefined leaves the default. */
-export interface CudaVariant { name: string; algo: 'pinned' | 'per-rows'; geluEpilogue: boolean; rowsInRegisters?: boolean }
+export interface CudaVariant { name: string; algo: 'tuned' | 'pinned' | 'per-rows'; geluEpilogue: boolean; rowsInRegisters?: boolean }
 
-/** `--variants pinned+epilogue,per-rows+erf,pinned+epilogue+regs,…` (GEMM algorithm: pinned | per-rows; GELU:
- * epilogue | erf; optional fp8 row quantisation: regs | reread). */
+/** `--variants tuned+epilogue,pinned+epilogue,per-rows+erf,pinned+epilogue+regs,…` (GEMM algorithm: tuned (the
+ * default: measured configurations) | pinned (the heuristic's first) | per-rows; GELU: epilogue | erf; optional fp8
+ * row quantisation: regs | reread). */
 export function parseCudaVariants(spec: string): CudaVariant[] {
   return spec.split(',').map((name) => {
     const [algo, gelu, rows, ...rest] = name.split('+');
-    if ((algo !== 'pinned' && algo !== 'per-rows') || (gelu !== 'epilogue' && gelu !== 'erf') || (rows !== undefined && rows !== 'regs' && rows !== 'reread') || rest.length) {
-      throw new Error(`--variants: ${name}: expected pinned|per-rows + epilogue|erf [+ regs|reread], e.g. pinned+epilogue`);
+    if ((algo !== 'tuned' && algo !== 'pinned' && algo !== 'per-rows') || (gelu !== 'epilogue' && gelu !== 'erf') || (rows !== undefined && rows !== 'regs' && rows !== 'reread') || rest.length) {
+      throw new Error(`--variants: ${name}: expected tuned|pinned|per-rows + epilogue|erf [+ regs|reread], e.g. tuned+epilogue`);
     }
     return { name, algo, geluEpilogue: gelu === 'epilogue', ...(rows ? { rowsInRegisters: rows === 'regs' } : {}) };
   });

@@ -97,5 +97,6 @@ if (parts.has('models')) for (const seed of seeds) {
 }
 if (parts.has('full')) await esm2('3B width', { numLayers: 2, embedDim: 2560, numHeads: 40, ffnDim: 10240, vocabSize: 33, layerNormEps: 1e-5, tokenDropout: true, name: '3B-width' }, 9, 16, 1024);
 if (parts.has('full')) await dnabert('full width', { vocabSize: 4096, hiddenSize: 768, numLayers: 2, numHeads: 12, intermediateSize: 3072, layerNormEps: 1e-12 }, 9, 16, 512);
+console.log(`GEMM weight shapes pinned to a measured cuBLASLt configuration: ${[...cuda.tunedGemms].join(', ') || 'none'}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
