@@ -287,11 +287,16 @@ for (const n of [1, 7, 4096, 100003]) {
   await check(`halfToFloat bfloat16 ${n}`, () => halfToFloat(bf16, [n], 'bfloat16'));
 }
 
-// LayerNorm (offset inputs: a mean far from 0 tests the two-pass variance). Rows of 100 (16-bit storage) and
-// 5,120 (fp32) take the shared-memory kernel, the others the one-word-per-thread kernel.
-for (const [n, d] of [[1, 16], [33, 100], [257, 2560], [3, 5120]]) {
+// LayerNorm (offset inputs: a mean far from 0 tests the two-pass variance). Rows of 100 take the shared-memory
+// kernel; rows of up to 12 words a lane (16, 768, 2,560; 16-bit storage) the warp-per-row kernel (row counts that
+// leave the last block of eight rows part-full), and again with it off, the one-word-per-thread kernel; 5,120 (16-bit)
+// the one-word-per-thread kernel, (fp32) the shared-memory one.
+for (const [n, d] of [[1, 16], [33, 100], [65, 768], [257, 2560], [3, 5120]]) {
   const x = random(n * d, 2, 4); const g = random(d, 0.5, 1.5); const b = random(d);
   await check(`layerNorm ${n}×${d}`, () => layerNorm(tf.tensor2d(x, [n, d]), tf.tensor1d(g), tf.tensor1d(b), 1e-5));
+  cuda.layerNormPerWarp = false;
+  await check(`layerNorm ${n}×${d}, block per row`, () => layerNorm(tf.tensor2d(x, [n, d]), tf.tensor1d(g), tf.tensor1d(b), 1e-5));
+  cuda.layerNormPerWarp = true;
 }
 
 // GeGLU. fp8 with a width fc2 takes as an FP8 GEMM: GeGLU writes only its output's fp8 rows (fused, the default),

@@ -101,6 +101,9 @@ export class CudaBackend extends KernelBackend {
    * erf GELU by < 5e-4, under bf16's rounding) instead of an erf pass over the output ($VIRNUCPRO_GELU_EPILOGUE=0:
    * the erf pass, the A/B). fp32 always runs the erf GELU. */
   geluEpilogue: boolean;
+  /** Layer norm with one warp per row (shuffle reductions, eight rows a block) instead of one block per row;
+   * $VIRNUCPRO_LN_PER_WARP=0 selects the block-per-row kernel (the A/B; tools may change it). */
+  layerNormPerWarp: boolean;
   /** fp8: rows quantised by the `*_regs` kernels, each row read and finished (fc1's GELU) once, not twice: the same
    * bytes, 1.04–1.06× on ESM-2 3B (H100, 2026-11-25). $VIRNUCPRO_FP8_ROWS_IN_REGISTERS=0 re-reads the row (the A/B). */
   fp8RowsInRegisters: boolean;
@@ -134,6 +137,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM !== '0';
     this.geluEpilogue = process.env.VIRNUCPRO_GELU_EPILOGUE !== '0';
+    this.layerNormPerWarp = process.env.VIRNUCPRO_LN_PER_WARP !== '0';
     this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS !== '0';
     this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);

@@ -33,7 +33,7 @@ const variants: { source: CudaSource; defines: string[][]; storages?: string[] }
   { source: elementwiseSource, defines: [[]] },
   { source: embeddingSource, defines: [[]] },
   { source: fp8Source, defines: [[]] },
-  { source: layerNormSource, defines: [[]] },
+  { source: layerNormSource, defines: [[], ['-DLN_WORDS=1'], ['-DLN_WORDS=3'], ['-DLN_WORDS=10'], ['-DLN_WORDS=12']] },
   { source: rotarySource, defines: [[]] },
   { source: segmentMeanSource, defines: [[]] },
   { source: attentionSimpleSource, defines: [['-DHD=64'], ['-DHD=18']] },

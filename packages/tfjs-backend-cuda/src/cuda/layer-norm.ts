@@ -73,6 +73,78 @@ __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T
   if (active) storeE4M3Word(q + (long long)blockIdx.x * d + w * VEC, v, s);
   if (w == 0) qScale[blockIdx.x] = s;
 }
+// One warp per row, for rows of d = VEC·words with words ≤ 32·LN_WORDS: each lane keeps LN_WORDS 16-byte words of the
+// row in registers, and the statistics are warp reductions (shuffles only: no shared memory, no __syncthreads, and
+// eight rows per block instead of one). Same two-pass fp32 statistics as layerNormVec, summed in a fixed order that
+// depends on d alone (lane-wise over its words, then the shuffle tree). FP8 as in layerNormVec.
+#ifndef LN_WORDS
+#define LN_WORDS 10
+#endif
+__device__ __forceinline__ float warpSum(float v) {
+  #pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  return v;
+}
+template <bool FP8>
+__device__ __forceinline__ void layerNormWarp(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps, unsigned char* q, float* qScale) {
+  const int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
+  if (row >= rows) return;
+  const int words = d / VEC;
+  const uint4* xr = reinterpret_cast<const uint4*>(x + (long long)row * d);
+  float v[LN_WORDS][VEC];
+  #pragma unroll
+  for (int i = 0; i < LN_WORDS; i++) {
+    const int w = lane + 32 * i;
+    uint4 raw = w < words ? xr[w] : make_uint4(0, 0, 0, 0);
+    const T* e = reinterpret_cast<const T*>(&raw);
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) v[i][k] = toF(e[k]);
+  }
+  float sum = 0.f;
+  #pragma unroll
+  for (int i = 0; i < LN_WORDS; i++)
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) sum += v[i][k];
+  const float mean = warpSum(sum) / d;
+  float sq = 0.f;
+  #pragma unroll
+  for (int i = 0; i < LN_WORDS; i++) {
+    if (lane + 32 * i >= words) continue;
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) { float c = v[i][k] - mean; sq += c * c; }
+  }
+  const float rstd = rsqrtf(warpSum(sq) / d + eps);
+  float amax = 0.f;
+  uint4* yr = reinterpret_cast<uint4*>(y + (long long)row * d);
+  #pragma unroll
+  for (int i = 0; i < LN_WORDS; i++) {
+    const int w = lane + 32 * i;
+    if (w >= words) continue;
+    uint4 gv = reinterpret_cast<const uint4*>(gamma)[w], bv = reinterpret_cast<const uint4*>(beta)[w], ov;
+    const T* g = reinterpret_cast<const T*>(&gv);
+    const T* b = reinterpret_cast<const T*>(&bv);
+    T* o = reinterpret_cast<T*>(&ov);
+    #pragma unroll
+    for (int k = 0; k < VEC; k++) { v[i][k] = (v[i][k] - mean) * rstd * toF(g[k]) + toF(b[k]); o[k] = fromF(v[i][k]); amax = fmaxf(amax, fabsf(v[i][k])); }
+    yr[w] = ov;
+  }
+  if (!FP8) return;
+  #pragma unroll
+  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffff, amax, o));
+  const float s = e4m3Scale(amax);
+  #pragma unroll
+  for (int i = 0; i < LN_WORDS; i++) {
+    const int w = lane + 32 * i;
+    if (w < words) storeE4M3Word(q + (long long)row * d + w * VEC, v[i], s);
+  }
+  if (lane == 0) qScale[row] = s;
+}
+extern "C" __global__ void layer_norm_warp(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps) {
+  layerNormWarp<false>(x, gamma, beta, y, rows, d, eps, nullptr, nullptr);
+}
+extern "C" __global__ void layer_norm_warp_fp8(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps, unsigned char* q, float* qScale) {
+  layerNormWarp<true>(x, gamma, beta, y, rows, d, eps, q, qScale);
+}
 extern "C" __global__ void layer_norm_vec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps) {
   layerNormVec<false>(x, gamma, beta, y, d, eps, nullptr, nullptr);
 }

@@ -4,6 +4,11 @@ import type { CudaBackend } from '../backend-cuda.js';
 import { layerNormSource } from '../cuda/layer-norm.js';
 import { elementsPerWord } from '../precision.js';
 
+/** Rows per block of the warp-per-row kernel, and the longest row it takes in 16-byte words per lane (12: rows of up
+ * to 3,072 fp16/bf16 or 1,536 fp32 elements, 96 fp32 registers a lane); longer rows take the block-per-row kernels. */
+const LN_ROWS_PER_BLOCK = 8;
+const LN_MAX_WORDS_PER_LANE = 12;
+
 export const layerNormConfig: KernelConfig = {
   kernelName: VnpLayerNorm,
   backendName: 'cuda',
@@ -17,7 +22,21 @@ export const layerNormConfig: KernelConfig = {
     const args = [cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), d, eps] as const;
     const vec = elementsPerWord(cuda.floatStorage);
     const words = d / vec;
-    if (d % vec === 0 && words <= 1024) {
+    const wordsPerLane = Math.ceil(words / 32);
+    if (cuda.layerNormPerWarp && d % vec === 0 && wordsPerLane <= LN_MAX_WORDS_PER_LANE) {
+      // One warp per row, eight rows per block (layerNormWarp): the statistics need no shared memory or block
+      // barrier. Compiled per words-per-lane (ESM-2 3B: 10 in bf16; DNABERT-S: 3).
+      const defines = [`-DLN_WORDS=${wordsPerLane}`];
+      const grid: [number, number, number] = [Math.ceil(rows / LN_ROWS_PER_BLOCK), 1, 1];
+      const block: [number, number, number] = [32 * LN_ROWS_PER_BLOCK, 1, 1];
+      const warpArgs = [cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), rows, d, eps] as const;
+      if (cuda.fp8Active && d % 16 === 0) {
+        const q = cuda.attachFp8(y, rows, d, 'norm');
+        cuda.launch(layerNormSource, 'layer_norm_warp_fp8', defines, grid, block, 0, 'ppppiifpp', ...warpArgs, q.data, q.scales);
+      } else {
+        cuda.launch(layerNormSource, 'layer_norm_warp', defines, grid, block, 0, 'ppppiif', ...warpArgs);
+      }
+    } else if (d % vec === 0 && words <= 1024) {
       // One 16-byte word per thread, the row in registers. fp8: also the row's e4m3 bytes and scale, the input of
       // the FP8 GEMM that follows (qkv or fc1); written even when both stay bf16, since the linear kernel tells qkv
       // and fc1 from out by these rows' source (without them qkv and fc1 ran in fp8 as 'out' in the qkv,fc1 A/B).
