@@ -65,6 +65,33 @@ export class SafetensorsFile {
   }
 }
 
+/**
+ * Tensors read at once. One at a time, each read is one copy out of the page cache into fresh memory on one of
+ * libuv's threads while the others idle: ESM-2 3B's 5.7 GB took 3.8 s that way on the GPU machine (2026-11-26),
+ * before its first batch could start. Several in flight spread the copies over the thread pool.
+ */
+const READS_IN_FLIGHT = 8;
+
+/** `read` of every name, at most READS_IN_FLIGHT at a time; results in the names' order. */
+async function readAll<T>(names: readonly string[], read: (name: string) => Promise<T>): Promise<T[]> {
+  const results = new Array<T>(names.length);
+  let next = 0;
+  let failed = false;
+  const reader = async () => {
+    while (next < names.length && !failed) {
+      const i = next++;
+      try {
+        results[i] = await read(names[i]);
+      } catch (error) {
+        failed = true; // the others stop too: the first error is the one reported
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_IN_FLIGHT, names.length) }, reader));
+  return results;
+}
+
 export async function openSafetensors(path: string): Promise<SafetensorsFile> {
   return SafetensorsFile.open(path);
 }
@@ -77,11 +104,9 @@ export async function readSafetensors(path: string, options: ReadSafetensorsOpti
   if (path.endsWith('.json')) return readShardedSafetensors(path, options);
   const file = await SafetensorsFile.open(path);
   try {
-    const tensors = new Map<string, TensorData>();
-    for (const name of file.names) {
-      if (options.filter && !options.filter(name)) continue;
-      tensors.set(name, await file.readTensor(name));
-    }
+    const names = file.names.filter((name) => !options.filter || options.filter(name));
+    const read = await readAll(names, (name) => file.readTensor(name));
+    const tensors = new Map<string, TensorData>(names.map((name, i) => [name, read[i]]));
     return { tensors, metadata: { ...file.metadata } };
   } finally {
     await file.close();
