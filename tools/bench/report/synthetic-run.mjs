@@ -2,7 +2,8 @@
 // log-uniform) cut with VirNucPro's chunk layout, each chunk with 0 stop-free frames half the time (as in real
 // genomes) or 1–4, scores from a random "prophage" structure (a few stretches of a record score high), all
 // written by the real PredictionWriter, plus a run_summary.json. For the report's tests and benchmark:
-//   node tools/bench/report/synthetic-run.mjs OUT_DIR FRAMES [CHUNK_LENGTH]
+//   node tools/bench/report/synthetic-run.mjs OUT_DIR FRAMES [CHUNK_LENGTH] [READ_LENGTH]
+// READ_LENGTH makes every record that long instead (reads: 150 bp gives one chunk a record, as predict's benchmark).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import { chunkLayout } from '@virnucpro/sixframe';
 
 const FRAME_NAMES = ['F1', 'F2', 'F3', 'R1', 'R2', 'R3'];
 
-export async function writeSyntheticRun(outDir, frames, { chunkLength = 500, seed = 42 } = {}) {
+export async function writeSyntheticRun(outDir, frames, { chunkLength = 500, seed = 42, readLength } = {}) {
   let state = seed;
   const rand = () => (state = (state * 48271) % 2147483647) / 2147483647;
   const writer = await PredictionWriter.create(outDir, { chunkFiles: true });
@@ -20,7 +21,7 @@ export async function writeSyntheticRun(outDir, frames, { chunkLength = 500, see
   let chunks = 0;
   while (written < frames) {
     const id = `contig_${++sequences}`;
-    const length = Math.round(Math.exp(Math.log(1000) + rand() * Math.log(200)));
+    const length = readLength ?? Math.round(Math.exp(Math.log(1000) + rand() * Math.log(200)));
     const layout = chunkLayout(length, chunkLength);
     writer.declareRecord(id, layout);
     chunks += layout.length;
@@ -58,6 +59,6 @@ export async function writeSyntheticRun(outDir, frames, { chunkLength = 500, see
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [outDir, frames, chunkLength] = process.argv.slice(2);
-  console.log(await writeSyntheticRun(outDir, Number(frames), { chunkLength: Number(chunkLength ?? 500) }));
+  const [outDir, frames, chunkLength, readLength] = process.argv.slice(2);
+  console.log(await writeSyntheticRun(outDir, Number(frames), { chunkLength: Number(chunkLength ?? 500), ...(readLength ? { readLength: Number(readLength) } : {}) }));
 }
