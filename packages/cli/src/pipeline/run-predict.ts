@@ -104,9 +104,15 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // Ended once the models are loaded, or by the reporter's close() when the run stops before.
   const loading = reporter.activity('loading the models');
   const mlp = await loadMlp(models.mlp).catch((err: unknown) => afterInputCheck(modelLoadError('MLP', models.mlp, err)));
-  const outDirState = await acceptOutDir(options.outDir, options).catch(afterInputCheck);
+  // The stop handlers go in before the folder is made: installed after it, a SIGTERM in between (the folder seen, the
+  // promise not yet resumed) killed the run unhandled and left the folder behind.
+  const outDirExisted = existsSync(options.outDir);
+  let removeSignalHandlers = io.handleSignals ? stopBeforeTheRun(options.outDir, outDirExisted, (m) => reporter.log(m)) : () => {};
+  const outDirState = await acceptOutDir(options.outDir, options).catch((err: unknown) => {
+    removeSignalHandlers();
+    return afterInputCheck(err);
+  });
   const outputs = new RunOutputs(options.outDir, outDirState.existed);
-  let removeSignalHandlers = io.handleSignals ? stopBeforeTheRun(options.outDir, outDirState.existed, (m) => reporter.log(m)) : () => {};
   const poolStarting = startFeaturePool(options, models).catch(async (err: unknown) => {
     removeSignalHandlers();
     await outputs.removeCreatedOutDir();
