@@ -14,7 +14,7 @@ import '../src/index.js'; // registers the cuda backend (the line above is types
 import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
 import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
 import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
-import { bytesPerElement, elementsPerWord } from '../src/precision.js';
+import { bytesPerElement, elementsPerWord, floatStorage } from '../src/precision.js';
 import { tunedGemmKeys } from '../src/gemm-algo-table.js';
 
 const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' } } });
@@ -140,7 +140,7 @@ for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512]
 // be the one pinned on a GPU of the table's architecture (else cuBLASLt refused it and the run is silently slower),
 // and its results must match the cpu like any other algorithm's.
 {
-  const storage = precision === 'fp8' ? 'fp8' : precision === 'bf16' ? 'bf16' : precision === 'fp16' ? 'f16' : 'f32';
+  const storage = precision === 'fp8' ? 'fp8' : floatStorage(precision);
   const arch = cuda.describe().arch;
   const keys = tunedGemmKeys(arch).filter((k) => k.storage === storage);
   for (const key of keys) {
@@ -288,9 +288,10 @@ for (const n of [1, 7, 4096, 100003]) {
 }
 
 // LayerNorm (offset inputs: a mean far from 0 tests the two-pass variance). Rows of 100 take the shared-memory
-// kernel; rows of up to 12 words a lane (16, 768, 2,560; 16-bit storage) the warp-per-row kernel (row counts that
-// leave the last block of eight rows part-full), and again with it off, the one-word-per-thread kernel; 5,120 (16-bit)
-// the one-word-per-thread kernel, (fp32) the shared-memory one.
+// kernel; rows of up to 12 words a lane (16, 768, 2,560) in bf16 storage (bf16, fp8) the warp-per-row kernel (row
+// counts that leave the last block of eight rows part-full), and again with it off, the one-word-per-thread kernel
+// (fp16 and fp32 take the block kernels both times); 5,120 (16-bit) the one-word-per-thread kernel, (fp32) the
+// shared-memory one.
 for (const [n, d] of [[1, 16], [33, 100], [65, 768], [257, 2560], [3, 5120]]) {
   const x = random(n * d, 2, 4); const g = random(d, 0.5, 1.5); const b = random(d);
   await check(`layerNorm ${n}×${d}`, () => layerNorm(tf.tensor2d(x, [n, d]), tf.tensor1d(g), tf.tensor1d(b), 1e-5));

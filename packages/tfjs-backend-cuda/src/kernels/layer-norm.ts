@@ -23,9 +23,10 @@ export const layerNormConfig: KernelConfig = {
     const vec = elementsPerWord(cuda.floatStorage);
     const words = d / vec;
     const wordsPerLane = Math.ceil(words / 32);
-    if (cuda.layerNormPerWarp && d % vec === 0 && wordsPerLane <= LN_MAX_WORDS_PER_LANE) {
+    if (cuda.layerNormPerWarp && cuda.floatStorage === 'bf16' && d % vec === 0 && wordsPerLane <= LN_MAX_WORDS_PER_LANE) {
       // One warp per row, eight rows per block (layerNormWarp): the statistics need no shared memory or block
-      // barrier. Compiled per words-per-lane (ESM-2 3B: 10 in bf16; DNABERT-S: 3).
+      // barrier. Compiled per words-per-lane (ESM-2 3B: 10 in bf16; DNABERT-S: 3). bf16 storage only (bf16 and fp8):
+      // the precisions its A/B and batch-invariance tests ran in; fp16 and fp32 keep the block-per-row kernels.
       const defines = [`-DLN_WORDS=${wordsPerLane}`];
       const grid: [number, number, number] = [Math.ceil(rows / LN_ROWS_PER_BLOCK), 1, 1];
       const block: [number, number, number] = [32 * LN_ROWS_PER_BLOCK, 1, 1];
