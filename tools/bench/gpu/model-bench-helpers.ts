@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
 import { packArray } from '@virnucpro/packer';
+import type { GemmAlgoChoice } from '@virnucpro/tfjs-backend-cuda';
 
 /** Dense fp16/bf16 tensor-core peak of the GPU, for MFU (H100/H200 SXM: 989.4 TFLOP/s). */
 export const PEAK_TENSOR_TFLOPS = 989.4;
@@ -36,7 +37,7 @@ export async function checkMeans(model: MeanEmbedder, probe: Int32Array[], outPa
 
 /** A cuda setting a benchmark A/Bs in one process: how GEMM algorithms are chosen, where fc1's GELU runs and (fp8)
  * whether rows are quantised in registers (read once) or re-read; `rowsInRegisters` undefined leaves the default. */
-export interface CudaVariant { name: string; algo: 'tuned' | 'pinned' | 'per-rows'; geluEpilogue: boolean; rowsInRegisters?: boolean }
+export interface CudaVariant { name: string; algo: GemmAlgoChoice; geluEpilogue: boolean; rowsInRegisters?: boolean }
 
 /** `--variants tuned+epilogue,pinned+epilogue,per-rows+erf,pinned+epilogue+regs,…` (GEMM algorithm: tuned (the
  * default: measured configurations) | pinned (the heuristic's first) | per-rows; GELU: epilogue | erf; optional fp8
