@@ -356,6 +356,45 @@ for (const c of attentionCases) {
   });
 }
 
+// The tensor-core attention compiled for another occupancy (attention-min-blocks.ts) must give the same bytes:
+// only the registers a thread may use change, not the arithmetic. The two shapes the setting was measured on.
+for (const [name, lengths, H, rotate, alibi] of [
+  ['52-token proteins with rotary (ESM-2 head size)', Array(315).fill(52), 8, true, false],
+  ['150-bp windows with ALiBi (DNABERT-S)', Array.from({ length: 300 }, (_, i) => 28 + (i % 15)), 12, false, true],
+] as [string, number[], number, boolean, boolean][]) {
+  if (precision === 'fp32') break; // fp32 runs the CUDA-core kernel, which has no such setting
+  const hd = 64; const N = lengths.reduce((a, b) => a + b, 0); const P = Math.max(...lengths);
+  const qkv = random(N * 3 * H * hd, -2, 2); const cos = random(P * hd); const sin = random(P * hd);
+  const slopes = Float32Array.from({ length: H }, (_, h) => 2 ** (-(h + 1) / 2));
+  const attend = () => {
+    const layout = packedLayout(lengths);
+    try {
+      const rotary = rotate ? { rotary: { cos: tf.tensor2d(cos, [P, hd]), sinSigned: tf.tensor2d(sin, [P, hd]) } } : {};
+      return packedAttention(tf.tensor2d(qkv, [N, 3 * H * hd]), layout, { numHeads: H, scale: 0.125, ...rotary, ...(alibi ? { alibiSlopes: slopes } : {}) });
+    } finally {
+      layout.dispose();
+    }
+  };
+  const measured = cuda.attentionMinBlocks;
+  try {
+    const ours = await run('cuda', attend);
+    const differing = [];
+    for (const blocks of [0, 4, 5, 6].filter((b) => b !== measured)) {
+      cuda.attentionMinBlocks = blocks;
+      const other = await run('cuda', attend);
+      const n = ours.reduce((count, v, i) => count + (Object.is(v, other[i]) ? 0 : 1), 0);
+      if (n) differing.push(`${n} values differ at ${blocks} blocks`);
+    }
+    console.log(`${differing.length ? 'FAIL' : 'ok  '} packedAttention ${name}: the same bytes at 0, 4, 5, 6 blocks per SM${differing.length ? ` (${differing.join('; ')})` : ''}`);
+    if (differing.length) failed++; else passed++;
+  } catch (error) {
+    console.log(`FAIL packedAttention ${name}, blocks per SM: ${(error as Error).stack}`);
+    failed++;
+  } finally {
+    cuda.attentionMinBlocks = measured;
+  }
+}
+
 // Packed attention with rotary tables (ESM-2: q and k rotated as they are loaded on the tensor-core path, by a
 // rotary pass first on the fp32 one): short and long segments (a long one's keys are loaded by several blocks).
 for (const [name, lengths, H, hd] of [

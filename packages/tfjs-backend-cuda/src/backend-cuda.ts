@@ -7,6 +7,7 @@ import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
 import { quantizeRowsLaunch } from './fp8-quantize-rows.js';
+import { attentionMinBlocks } from './attention-min-blocks.js';
 import { hostTrace } from './host-trace.js';
 import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
 import { KernelCache } from './kernel-cache.js';
@@ -111,6 +112,9 @@ export class CudaBackend extends KernelBackend {
    * (`geglu_quantize_rows_regs`: the same bytes as GeGLU then a row pass, checked on an H100 on 2026-11-25) and no
    * T: 1.05–1.19× on DNABERT-S fp8. $VIRNUCPRO_FP8_GEGLU_FUSED=0 writes T and quantises it in a pass of its own (the A/B). */
   fp8GegluFused: boolean;
+  /** Blocks per SM the tensor-core attention kernel is compiled for (attention-min-blocks.ts: 5 on sm_90, the
+   * compiler's choice, 0, elsewhere; $VIRNUCPRO_ATTENTION_MIN_BLOCKS for the A/B; tools may change it). */
+  attentionMinBlocks: number;
   /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
    * tools switch fp8FastAccum at run time). */
   private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
@@ -142,6 +146,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
+    this.attentionMinBlocks = attentionMinBlocks(this.device.arch);
     this.kernels = new KernelLibrary(this.driver, nvrtc, new KernelCache(options.cacheDir), this.device.arch, this.libraries.includeDir);
     const workspace = { ptr: this.allocator.alloc(WORKSPACE_BYTES), bytes: WORKSPACE_BYTES };
     this.blas = new CublasLt(this.libraries.cublasLt, workspace, this.device.arch);

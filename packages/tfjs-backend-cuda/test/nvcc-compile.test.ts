@@ -28,7 +28,9 @@ const nvcc = await run('nvcc', ['--version']).then(() => true, () => false);
 const storages = ['-DVNP_F32', '-DVNP_F16', '-DVNP_BF16'];
 // The defines the kernels are launched with (kernels/packed-attention.ts): head sizes of ESM-2 / DNABERT-S (64), of
 // the random shapes the tests use, with and without rotary.
-const variants: { source: CudaSource; defines: string[][]; storages?: string[] }[] = [
+// maxSpillBytes: attention_mma held to 5 blocks an SM (96 registers, attention-min-blocks.ts) spills a few bytes
+// of its tile loads, and was measured faster so on an H100; anything more than that is a regression.
+const variants: { source: CudaSource; defines: string[][]; storages?: string[]; maxSpillBytes?: number }[] = [
   { source: castSource, defines: [[]] },
   { source: elementwiseSource, defines: [[]] },
   { source: embeddingSource, defines: [[]] },
@@ -38,14 +40,17 @@ const variants: { source: CudaSource; defines: string[][]; storages?: string[] }
   { source: segmentMeanSource, defines: [[]] },
   { source: attentionSimpleSource, defines: [['-DHD=64'], ['-DHD=18']] },
   { source: attentionMmaSource, defines: [['-DHD=64'], ['-DHD=64', '-DROTARY'], ['-DHD=32', '-DROTARY']], storages: ['-DVNP_F16', '-DVNP_BF16'] },
+  { source: attentionMmaSource, defines: [['-DHD=64', '-DMIN_BLOCKS=5'], ['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5']], storages: ['-DVNP_F16', '-DVNP_BF16'], maxSpillBytes: 64 },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'vnp-nvcc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(!nvcc)('CUDA sources compile with nvcc for sm_90', () => {
-  for (const { source, defines, storages: only } of variants) {
-    it(`${source.name}: ${(only ?? storages).length * defines.length} variants, no spills`, async () => {
+  for (const { source, defines, storages: only, maxSpillBytes = 0 } of variants) {
+    const spillsAllowed = maxSpillBytes ? `≤ ${maxSpillBytes} bytes spilled` : 'no spills';
+    const named = defines.some((d) => d.length) ? ` ${defines.map((d) => d.join(' ') || '(none)').join(' | ')}` : '';
+    it(`${source.name}${named}: ${(only ?? storages).length * defines.length} variants, ${spillsAllowed}`, async () => {
       const file = join(dir, `${source.name}.cu`);
       writeFileSync(file, prelude + source.code);
       for (const storage of only ?? storages) {
@@ -54,7 +59,7 @@ describe.skipIf(!nvcc)('CUDA sources compile with nvcc for sm_90', () => {
           const { stderr } = await run('nvcc', args).catch((err: { stderr?: string; message: string }) => {
             throw new Error(`nvcc ${[storage, ...extra].join(' ')} ${source.name}: ${err.stderr ?? err.message}`);
           });
-          const spills = stderr.split('\n').filter((line) => /[1-9]\d* bytes spill (stores|loads)/.test(line));
+          const spills = stderr.split('\n').filter((line) => [...line.matchAll(/(\d+) bytes spill (stores|loads)/g)].some((m) => Number(m[1]) > maxSpillBytes));
           expect(spills, `${source.name} ${[storage, ...extra].join(' ')}`).toEqual([]);
         }
       }

@@ -18,6 +18,10 @@ export const attentionMmaSource: CudaSource = {
 #ifndef HD
 #define HD 64
 #endif
+// Blocks an SM should hold (attention-min-blocks.ts); 1 leaves the registers to the compiler.
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1
+#endif
 #define BQ 64
 #define BKT 64
 #define QS (HD + 8)
@@ -77,7 +81,7 @@ __device__ __forceinline__ void mma16816(float* c, const u32* a, u32 b0, u32 b1)
 // row in the tile, c the word's first column in the head.
 #define TILE_WORDS(...) for (int e = tid; e < 64 * CH; e += 128) { const int r = e / CH, c = (e % CH) * 8; __VA_ARGS__ }
 
-extern "C" __global__ void __launch_bounds__(128) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale, int useAlibi,
+extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale, int useAlibi,
     const T* __restrict__ cosT, const T* __restrict__ sinS, const int* __restrict__ positions) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* Qs = reinterpret_cast<T*>(smem);            // [BQ][QS]; at the end, this warp's rows of the output

@@ -30,7 +30,8 @@ export const packedAttentionConfig: KernelConfig = {
     const grid: [number, number, number] = [Math.ceil(maxSeqLen / 64), segments, H];
     if (tensorCores) {
       const tables = rotary ? [cuda.ptr(rotary.cos), cuda.ptr(rotary.sinSigned), cuda.ptr(rotary.positions)] : [0, 0, 0];
-      cuda.launch(attentionMmaSource, 'attention_mma', [`-DHD=${hd}`, ...(rotary ? ['-DROTARY'] : [])], grid, [128, 1, 1], attentionMmaSharedBytes(hd), 'ppppifippp',
+      const defines = [`-DHD=${hd}`, ...(rotary ? ['-DROTARY'] : []), ...(cuda.attentionMinBlocks ? [`-DMIN_BLOCKS=${cuda.attentionMinBlocks}`] : [])];
+      cuda.launch(attentionMmaSource, 'attention_mma', defines, grid, [128, 1, 1], attentionMmaSharedBytes(hd), 'ppppifippp',
         cuda.ptr(qkv), cuda.ptr(cuSeqlens), slopes, cuda.ptr(y), H, scale, alibiSlopes ? 1 : 0, ...tables);
       return y;
     }
