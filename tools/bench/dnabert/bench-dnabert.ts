@@ -10,6 +10,7 @@
 //   --warmup N (batches, default 1)  --tokenizer-sequences N (default 20000; 0 skips the tokenizer part)
 //   --tokenizer-repeats N (default 5)  --no-hf  --means-out FILE / --means-ref FILE (fp16/bf16 means against fp32)
 //   --lengths-out FILE (token counts per set, JSON, for tools/bench/dnabert/pytorch_dnabert.py)  --profile (cuda)
+//   --in-flight N (batches in flight at once; default as the tools run: 2 on cuda, else 1; 1 = each batch awaited)
 // Tokenizer: median of --tokenizer-repeats passes over the same sequences (ours and HF interleaved per
 // pass, so a busy shared machine hits both alike). Model: packed batches (no padding), tokens/s and MFU per run.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,7 @@ const { values: args } = parseArgs({
     'means-ref': { type: 'string' },
     'lengths-out': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'in-flight': { type: 'string' },
   },
 });
 
@@ -134,6 +136,8 @@ const matmulParameters = numLayers * (3 * d * d + d * d + 2 * I * d + I * d);
 const parameters = config.vocabSize * d + 2 * d + 2 * d + numLayers * (3 * d * (d + 1) + d * (d + 1) + 4 * d + 2 * I * d + d * (I + 1));
 
 async function modelSpeed(backend: BackendName) {
+  // Batches in flight at once: the tools' own (2 on cuda, see timePackedBatches) unless told.
+  const inFlight = Number(args['in-flight'] ?? (backend === 'cuda' ? 2 : 1));
   const t0 = performance.now();
   const model = randomDnabertModel(config);
   await model.meanEmbeddings([tokenizer.encode('ACGTACGTAC')]); // materialise weights, compile kernels/shaders
@@ -146,7 +150,7 @@ async function modelSpeed(backend: BackendName) {
     const tokenized = dnaSequences(Number(args.sequences), setLengths, 23 + setIndex).map((s) => tokenizer.encode(s));
     tokenLengths[setLengths.join(',')] = tokenized.map((t) => t.length);
     for (const budget of budgets) {
-      const run = await timePackedBatches(model, tokenized, budget, Number(args.warmup), { matmulParameters, hiddenSize: d, layers: numLayers });
+      const run = await timePackedBatches(model, tokenized, budget, Number(args.warmup), { matmulParameters, hiddenSize: d, layers: numLayers }, inFlight);
       runs.push({ basePairs: setLengths, meanTokens: +(run.tokens / run.sequences).toFixed(1), ...run, sequencesPerSecond: Math.round(run.sequences / run.seconds) });
       console.error(JSON.stringify(runs[runs.length - 1]));
     }

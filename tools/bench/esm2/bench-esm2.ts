@@ -9,6 +9,7 @@
 //   150-bp reads, 99/165 = VirNucPro's 300/500-bp chunks; tokens = residues + 2)  --warmup N (batches, default 1)
 //   --means-out FILE  (float32 means of 32 fixed proteins of 52/101/167 tokens)  --means-ref FILE (cosine against them)
 //   --profile (cuda: GPU time per kernel over one batch of the first set at the first budget)
+//   --in-flight N (batches in flight at once; default as the tools run: 2 on cuda, else 1; 1 = each batch awaited)
 //   --variants tuned+epilogue,pinned+epilogue,per-rows+erf,pinned+epilogue+regs,… (cuda: A/B of the GEMM algorithm choice, fc1's GELU and fp8's row quantisation in one process,
 //   one model setup; --rounds N, order reversed every other round; means checked per variant)
 import { cpus } from 'node:os';
@@ -34,6 +35,7 @@ const { values: args } = parseArgs({
     'means-out': { type: 'string' },
     'means-ref': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'in-flight': { type: 'string' },
     variants: { type: 'string' },
     rounds: { type: 'string', default: '2' },
   },
@@ -45,6 +47,8 @@ const arch = esm2Architectures[archName];
 const config: Esm2Config = { ...esm2Defaults, ...arch, ffnDim: 4 * arch.embedDim, name: `${archName} (random weights)` };
 
 const backend = (await startCompute((await planCompute({ backend: args.backend as BackendChoice, ...(args.precision ? { precision: args.precision as Precision } : {}) })).settings)).backend;
+// Batches in flight at once: the tools' own (2 on cuda, see timePackedBatches) unless told.
+const inFlight = Number(args['in-flight'] ?? (backend === 'cuda' ? 2 : 1));
 const t0 = performance.now();
 const model = new Esm2Model(config, randomEsm2Weights(config));
 await model.meanEmbeddings([tokenizeProtein('MKV')]); // materialise weights, compile kernels/shaders
@@ -66,7 +70,7 @@ for (let round = 0; round < (args.variants ? Number(args.rounds) : 1); round++) 
     }
     for (const { lengths, tokens } of proteinSets) {
       for (const budget of budgets) {
-        const run = await timePackedBatches(model, tokens, budget, Number(args.warmup), { matmulParameters: parameters, hiddenSize: config.embedDim, layers: config.numLayers });
+        const run = await timePackedBatches(model, tokens, budget, Number(args.warmup), { matmulParameters: parameters, hiddenSize: config.embedDim, layers: config.numLayers }, inFlight);
         runs.push({ ...(variant ? { variant: variant.name, round } : {}), residues: lengths, ...run });
         console.error(JSON.stringify(runs[runs.length - 1]));
       }

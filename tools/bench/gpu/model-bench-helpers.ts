@@ -82,9 +82,12 @@ export interface FlopModel { matmulParameters: number; hiddenSize: number; layer
 
 /**
  * Tokens/s and MFU of `model` on `tokenized` packed at `budget` tokens per batch (first-fit decreasing, no
- * padding): `warmup` batches first (kernel compilation, allocator), then every other batch timed, each awaited.
+ * padding): `warmup` batches first (kernel compilation, allocator), then every other batch timed. `inFlight`
+ * batches are in flight at once, as the tools run them (the runtime's `concurrentBatches`: 2 on cuda, where the next
+ * batch's packing and launches overlap the GPU's work on the one before; 1 elsewhere); 1 awaits each batch before
+ * the next starts, so the host's work per batch counts in full.
  */
-export async function timePackedBatches(model: MeanEmbedder, tokenized: Int32Array[], budget: number, warmup: number, flop: FlopModel) {
+export async function timePackedBatches(model: MeanEmbedder, tokenized: Int32Array[], budget: number, warmup: number, flop: FlopModel, inFlight = 1) {
   const batches = packArray(tokenized.map((t, index) => ({ index, tokens: t.length, value: t })), { tokenBudget: budget }).map((b) =>
     b.items.map((item) => item.value),
   );
@@ -95,18 +98,22 @@ export async function timePackedBatches(model: MeanEmbedder, tokenized: Int32Arr
   let tokens = 0;
   let sequences = 0;
   let attentionFlop = 0;
+  const pending: Promise<unknown>[] = [];
   for (const b of timed) {
-    await model.meanEmbeddings(b);
+    if (pending.length >= inFlight) await pending.shift();
+    pending.push(model.meanEmbeddings(b));
     for (const t of b) {
       tokens += t.length;
       attentionFlop += 4 * t.length * t.length * flop.hiddenSize * flop.layers; // q·kᵀ and p·v
     }
     sequences += b.length;
   }
+  await Promise.all(pending);
   const seconds = (performance.now() - start) / 1000;
   const tflops = (2 * flop.matmulParameters * tokens + attentionFlop) / seconds / 1e12;
   return {
     tokenBudget: budget,
+    inFlight,
     batches: timed.length,
     sequences,
     tokens,
