@@ -100,7 +100,8 @@ export class CudaBackend extends KernelBackend {
   fp8FastAccum: boolean;
   /** fp16/bf16: fc1's GELU in cuBLASLt's epilogue (tanh form, on the fp32 sum before rounding; it differs from the
    * erf GELU by < 5e-4, under bf16's rounding) instead of an erf pass over the output ($VIRNUCPRO_GELU_EPILOGUE=0:
-   * the erf pass, the A/B). fp32 always runs the erf GELU. */
+   * the erf pass, the A/B). fp8: the same in the FP8 GEMM's epilogue (after the scales and the bias), where cuBLASLt
+   * takes it, and fc2's fp8 rows are then quantised without an erf per value. fp32 always runs the erf GELU. */
   geluEpilogue: boolean;
   /** Layer norm with one warp per row (shuffle reductions, eight rows a block) instead of one block per row;
    * $VIRNUCPRO_LN_PER_WARP=0 selects the block-per-row kernel (the A/B; tools may change it). */
@@ -118,6 +119,8 @@ export class CudaBackend extends KernelBackend {
   /** fp8: the mode cuBLASLt took per GEMM shape, one table per accumulation mode (each has its own algorithms, and
    * tools switch fp8FastAccum at run time). */
   private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
+  /** fp8: whether cuBLASLt took GELU in the fused mode's epilogue, per GEMM shape and accumulation mode. */
+  private readonly fp8GeluFused = new Map<string, boolean>();
 
   constructor(options: CudaBackendOptions = {}) {
     super();
@@ -329,20 +332,32 @@ export class CudaBackend extends KernelBackend {
   /**
    * Y = X·W (+bias) (+residual) as an FP8 GEMM (see CublasLt.matmulFp8), in the best mode cuBLASLt accepts for the
    * shape. What the mode leaves out (Fp8GemmMode) our epilogue kernel does, unless `callerFinishes`: then the caller
-   * applies it in a kernel it runs anyway (fc1's GELU). Undefined when there is no FP8 algorithm for the shape: the
-   * caller runs the bf16 GEMM.
+   * applies it in a kernel it runs anyway (fc1's GELU). With `gelu` (and geluEpilogue on), GELU rides in cuBLASLt's
+   * epilogue after the scales and the bias where the fused mode takes it (`gelu: true` in the answer); else the
+   * caller applies it. Undefined when there is no FP8 algorithm for the shape: the caller runs the bf16 GEMM.
    */
-  gemmFp8(rows: number, inner: number, cols: number, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, callerFinishes = false): Fp8GemmMode | undefined {
+  gemmFp8(rows: number, inner: number, cols: number, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, callerFinishes = false, gelu = false): { mode: Fp8GemmMode; gelu: boolean } | undefined {
     const shape = { rows, inner, cols, bias: bias !== undefined, storage: this.storage };
     const key = `${rows}:${inner}:${cols}:${bias !== undefined}:${residual !== undefined}`;
     const table = this.fp8Gemms;
     const known = table.get(key);
     if (known === 'bf16') return undefined;
-    const run = (mode: Fp8GemmMode) => this.blas.matmulFp8(mode, shape, x, w, y, bias, residual, this.stream, this.fp8FastAccum);
+    const run = (mode: Fp8GemmMode, withGelu = false) => this.blas.matmulFp8(mode, { ...shape, gelu: withGelu }, x, w, y, bias, residual, this.stream, this.fp8FastAccum);
+    // The fused mode with GELU, when asked and cuBLASLt takes it (remembered per shape: a refusal is asked once).
+    const geluKey = `${key}:${this.fp8FastAccum}`;
+    const tryGelu = gelu && this.geluEpilogue && this.fp8GeluFused.get(geluKey) !== false && (known === undefined || known === 'fused');
+    const label = `gemm-fp8 ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}`;
+    if (tryGelu) {
+      const ok = this.profiler ? this.profiler.around(`${label} +gelu`, () => run('fused', true)) : run('fused', true);
+      this.fp8GeluFused.set(geluKey, ok);
+      if (ok) {
+        if (known === undefined) table.set(key, 'fused');
+        return { mode: 'fused', gelu: true };
+      }
+    }
     let mode = known;
     if (mode) {
       const chosen = mode;
-      const label = `gemm-fp8 ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}`;
       const ok = this.profiler ? this.profiler.around(label, () => run(chosen)) : run(chosen);
       if (!ok) throw new Error(`cuBLASLt refused an FP8 GEMM (${key}, ${mode}) it had accepted before`);
     } else {
@@ -357,7 +372,7 @@ export class CudaBackend extends KernelBackend {
       if (cols % vec === 0) this.launch(fp8Source, 'fp8_epilogue_vec', [], [rows, Math.ceil(cols / vec / 128), 1], [128, 1, 1], 0, 'pppppi', ...args, cols);
       else this.launch(fp8Source, 'fp8_epilogue', [], blocks(rows * cols), [THREADS, 1, 1], 0, 'pppppli', ...args, rows * cols, cols);
     }
-    return mode;
+    return { mode, gelu: false };
   }
 
   private releaseFp8(fp8: Fp8Operand): void {

@@ -53,7 +53,8 @@ export interface GemmShape {
   bias: boolean;
   /** Storage type of X, W, bias, residual and Y. */
   storage: StorageType;
-  /** GELU in cuBLASLt's epilogue (its tanh form, applied to the fp32 sum before rounding): fp16/bf16 only. */
+  /** GELU in cuBLASLt's epilogue (its tanh form, applied to the fp32 sum before rounding): fp16/bf16, and FP8 GEMMs in
+   * the `fused` mode (after the scales and the bias, as there). */
   gelu?: boolean;
 }
 
@@ -218,7 +219,9 @@ export class CublasLt {
   private readonly fp8Plans = new Map<string, Plan | null>();
 
   private planFp8(mode: Fp8GemmMode, shape: GemmShape, fastAccum: boolean): Plan | null {
-    const weightKey = `fp8:${mode}:${shape.inner}:${shape.cols}:${shape.bias}:${shape.storage}:${fastAccum}`;
+    // GELU rides only in the fused mode's epilogue (the other modes leave the scales, so the GELU, to the caller).
+    const gelu = mode === 'fused' && shape.gelu === true;
+    const weightKey = `fp8:${mode}:${shape.inner}:${shape.cols}:${shape.bias}:${gelu}:${shape.storage}:${fastAccum}`;
     const key = `${this.algoChoice}:${shape.rows}:${weightKey}`;
     const known = this.fp8Plans.get(key);
     if (known !== undefined) return known;
@@ -231,7 +234,8 @@ export class CublasLt {
       this.setDesc(desc, DESC_TRANSA, this.u32);
       this.u32[0] = OP_N;
       this.setDesc(desc, DESC_TRANSB, this.u32);
-      this.u32[0] = mode === 'fused' && shape.bias ? EPILOGUE_BIAS : EPILOGUE_DEFAULT;
+      const bias = mode === 'fused' && shape.bias;
+      this.u32[0] = gelu ? (bias ? EPILOGUE_GELU_BIAS : EPILOGUE_GELU) : bias ? EPILOGUE_BIAS : EPILOGUE_DEFAULT;
       this.setDesc(desc, DESC_EPILOGUE, this.u32);
       this.setDesc(desc, DESC_FAST_ACCUM, Uint8Array.of(fastAccum ? 1 : 0)); // an int8_t attribute: 4 bytes are refused
       // The heuristic checks that the pointers it is told about are set; any aligned device address works here.
@@ -256,7 +260,7 @@ export class CublasLt {
       const { b, d } = rowLayouts(shape.rows);
       // The table's fp8 configurations were measured in the fused mode with fast accumulation and bf16 output.
       const tuned: TunedLookup | undefined = mode === 'fused' && fastAccum
-        ? { key: { arch: this.arch, storage: 'fp8', inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu: false }, types: { a: CUDA_R_8F_E4M3, b: CUDA_R_8F_E4M3, c: type, d: type } }
+        ? { key: { arch: this.arch, storage: 'fp8', inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu }, types: { a: CUDA_R_8F_E4M3, b: CUDA_R_8F_E4M3, c: type, d: type } }
         : undefined;
       const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts, tuned);
       if (algo) plan = { desc, a, b, d, algo };

@@ -3,7 +3,7 @@
 // choice's throughput on --throughput-sequences proteins of 50 residues (52 tokens) at a 32K-token budget. One
 // process: the fp32 reference is an fp32 copy of the same weights (inFullPrecision). Prints one JSON object.
 //   bash tools/device/bundle.sh tools/bench/esm2/fp8-accuracy-esm2.ts
-//   node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48
+//   node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48 [--variants N: the first N choices only; 1 = --precision fp8 as it runs]
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
@@ -14,7 +14,7 @@ import { timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
-  options: { size: { type: 'string', default: '8M' }, sequences: { type: 'string', default: '48' }, 'throughput-sequences': { type: 'string', default: '0' } },
+  options: { size: { type: 'string', default: '8M' }, sequences: { type: 'string', default: '48' }, 'throughput-sequences': { type: 'string', default: '0' }, variants: { type: 'string' } },
 });
 const archName = Object.keys(esm2Architectures).find((n) => n.includes(`_${args.size}_`));
 if (!archName) throw new Error(`--size ${args.size}: expected one of 8M, 35M, 150M, 650M, 3B, 15B`);
@@ -48,7 +48,7 @@ const variants: { bf16Layers: Fp8LayerRole[]; fastAccum?: boolean }[] = [
 const timing = randomProteins(Number(args['throughput-sequences']), [50], 5).map((s) => tokenizeProtein(s));
 const flop = { matmulParameters: esm2Parameters(config), hiddenSize: config.embedDim, layers: config.numLayers };
 const results = [];
-for (const variant of variants) {
+for (const variant of variants.slice(0, args.variants ? Number(args.variants) : variants.length)) {
   cuda.fp8Bf16Layers = new Set(variant.bf16Layers);
   cuda.fp8FastAccum = variant.fastAccum ?? true;
   const means = await model.meanEmbeddings(proteins);

@@ -31,7 +31,10 @@ export const linearConfig: KernelConfig = {
     const fp8 = cuda.fp8Active && inner % 16 === 0 && cols % 16 === 0 && !cuda.fp8Bf16Layers.has(fp8Role(cuda, x, inner, gelu));
     // fc1 (GELU, no residual) with fc2 in fp8: the GELU kernel writes fc2's fp8 rows and finishes the GEMM's epilogue.
     const geluToFp8 = gelu && !residual && cuda.fp8Active && cols % 16 === 0 && !cuda.fp8Bf16Layers.has('fc2');
-    const mode = fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8) : undefined;
+    const fp8Gemm = fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8, gelu && !residual) : undefined;
+    const mode = fp8Gemm?.mode;
+    // GELU already applied by the FP8 GEMM's epilogue (the fused mode took it).
+    const geluDone = fp8Gemm?.gelu === true;
     const geluInGemm = gelu && !residual && !geluToFp8 && !mode && cuda.geluEpilogue && cuda.floatStorage !== 'f32';
     if (!mode) cuda.gemm(rows, inner, cols, cuda.ptr(x), cuda.ptr(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluInGemm);
     const n = rows * cols;
@@ -41,12 +44,12 @@ export const linearConfig: KernelConfig = {
       const finishBias = mode && mode !== 'fused' && bias ? cuda.ptr(bias) : 0;
       const scales = mode === 'unscaled' ? [cuda.fp8Rows(x).scales, cuda.fp8Weight(weight).scales] : [0, 0];
       const q = cuda.attachFp8(y, rows, cols, 'gelu');
-      const { kernel, block } = quantizeRowsLaunch(cols, vec, { gelu: true, inRegisters: cuda.fp8RowsInRegisters });
+      const { kernel, block } = quantizeRowsLaunch(cols, vec, { gelu: !geluDone, inRegisters: cuda.fp8RowsInRegisters });
       cuda.launch(fp8Source, kernel, [], [rows, 1, 1], block, 0, 'pppippp', cuda.ptr(y), q.data, q.scales, cols, finishBias, ...scales);
       cuda.markStale(y);
       return y;
     }
-    if (gelu && !geluInGemm) {
+    if (gelu && !geluInGemm && !geluDone) {
       if (n % vec === 0) cuda.launch(elementwiseSource, 'gelu_inplace_vec', [], blocks(n / vec), [256, 1, 1], 0, 'pl', cuda.ptr(y), n / vec);
       else cuda.launch(elementwiseSource, 'gelu_inplace', [], blocks(n), [256, 1, 1], 0, 'pl', cuda.ptr(y), n);
     }
