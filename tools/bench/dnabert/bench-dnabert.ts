@@ -20,7 +20,7 @@ import { BpeTokenizer, dnabertSConfig, type DnabertConfig } from '@virnucpro/dna
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import { planCompute, startCompute, type BackendChoice, type BackendName, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
-import { benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { batchesInFlight, benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { randomDna, randomDnabertModel, seededUniform } from './random-dnabert.js';
 
 const { values: args } = parseArgs({
@@ -136,8 +136,7 @@ const matmulParameters = numLayers * (3 * d * d + d * d + 2 * I * d + I * d);
 const parameters = config.vocabSize * d + 2 * d + 2 * d + numLayers * (3 * d * (d + 1) + d * (d + 1) + 4 * d + 2 * I * d + d * (I + 1));
 
 async function modelSpeed(backend: BackendName) {
-  // Batches in flight at once: the tools' own (2 on cuda, see timePackedBatches) unless told.
-  const inFlight = Number(args['in-flight'] ?? (backend === 'cuda' ? 2 : 1));
+  const inFlight = batchesInFlight(backend, args['in-flight']);
   const t0 = performance.now();
   const model = randomDnabertModel(config);
   await model.meanEmbeddings([tokenizer.encode('ACGTACGTAC')]); // materialise weights, compile kernels/shaders

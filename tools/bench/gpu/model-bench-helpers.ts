@@ -80,6 +80,12 @@ export async function profileForward(model: MeanEmbedder, batch: Int32Array[], b
 /** FLOP of one forward over a sequence of `tokens`: 2 per matmul parameter per token, plus q·kᵀ and p·v. */
 export interface FlopModel { matmulParameters: number; hiddenSize: number; layers: number }
 
+/** Batches in flight at once: `requested` (--in-flight), else as the tools run (the runtime's concurrentBatches:
+ * 2 on cuda, 1 elsewhere). */
+export function batchesInFlight(backend: string, requested?: string): number {
+  return requested === undefined ? (backend === 'cuda' ? 2 : 1) : Number(requested);
+}
+
 /**
  * Tokens/s and MFU of `model` on `tokenized` packed at `budget` tokens per batch (first-fit decreasing, no
  * padding): `warmup` batches first (kernel compilation, allocator), then every other batch timed. `inFlight`
