@@ -11,7 +11,8 @@ import { embedding, geglu, halfToFloat, layerNorm, linear, packedAttention, pack
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
-import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
+import { e4m3ToNumber, numberToE4M3, quantizeE4M3 } from '../src/fp8.js';
+import { columnL2Norms, geluFp8OutputScale, layerNormFp8Bounds } from '../src/fp8-static-scales.js';
 import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
 import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
 import { bytesPerElement, elementsPerWord, floatStorage } from '../src/precision.js';
@@ -99,6 +100,19 @@ function e4m3Rounded(values: Float32Array, rows: number, cols: number, perColumn
     const { bits, scale } = quantizeE4M3(Array.from({ length }, (_, j) => values[at(line, j)]));
     bits.forEach((b, j) => (out[at(line, j)] = Math.fround(e4m3ToNumber(b) * scale)));
   }
+  return out;
+}
+
+/** Values rounded to E4M3 with one given scale (static scales), as fp32 values. */
+function e4m3RoundedWith(values: Float32Array, scale: number): Float32Array {
+  return Float32Array.from(values, (v) => Math.fround(e4m3ToNumber(numberToE4M3(Math.fround(v / scale))) * scale));
+}
+
+/** Reads `count` fp32 values at a device address. */
+function deviceFloats(ptr: number, count: number): Float32Array {
+  const out = new Float32Array(count);
+  cuda.driver.copyDtoH(out, ptr, count * 4, cuda.stream);
+  cuda.driver.synchronize(cuda.stream);
   return out;
 }
 
@@ -244,6 +258,33 @@ if (precision === 'fp8') {
     console.log(`${bad === 0 && ran ? 'ok  ' : 'FAIL'} fp8 geglu rows ${n}×${f}: ${expectFused ? 'fused' : 'apart'} as GeGLU then a row pass (${bad} bytes or scales differ; fused kernel ${fused.source === 'gelu' ? 'ran' : 'did not run'})`);
     if (bad === 0 && ran) passed++; else failed++;
   }
+  // Static scales (fp8-static-scales.ts): a layer norm's bounds and fc1's GELU output scale from the weights, and a
+  // weight quantised with one scale, against the cpu arithmetic (the scale equal, the 2-norm bounds within fp32 sums
+  // in another order), at ESM-2 3B's, DNABERT-S's and a small width.
+  await tf.setBackend('cuda');
+  for (const [d, f] of [[2560, 10240], [768, 3072], [64, 48]]) {
+    const g = random(d, -1.5, 1.5); const be = random(d, -0.5, 0.5); const w = random(d * f, -0.05, 0.05); const b = random(f);
+    const [gt, bt, wt, bit] = [tf.tensor1d(g), tf.tensor1d(be), tf.tensor2d(w, [d, f]), tf.tensor1d(b)];
+    const bounds = cuda.fp8NormBounds(gt, bt);
+    const w8 = cuda.fp8Weight(wt, 'tensor');
+    const gelu = cuda.fp8GeluScales(wt, bit, bounds);
+    const [gotScale, gotL2] = deviceFloats(bounds, 2);
+    const [, gotGelu, gotInverse] = deviceFloats(gelu, 3);
+    const [gotWeightScale] = deviceFloats(w8.scales, 1);
+    const wBytes = new Uint8Array(d * f);
+    cuda.driver.copyDtoH(wBytes, w8.data, d * f, cuda.stream);
+    cuda.driver.synchronize(cuda.stream);
+    [gt, bt, wt, bit].forEach((t) => t.dispose());
+    const want = layerNormFp8Bounds(g, be);
+    const wantWeight = quantizeE4M3(w);
+    const wantGelu = geluFp8OutputScale(columnL2Norms(w, d, f), b, d, wantWeight.scale, gotL2);
+    let badBytes = 0;
+    for (let c = 0; c < f; c++) for (let k = 0; k < d; k++) if (wBytes[c * d + k] !== wantWeight.bits[k * f + c]) badBytes++;
+    const close = (a: number, e: number) => Math.abs(a - e) <= 1e-5 * Math.abs(e);
+    const ok = gotScale === want.scale && close(gotL2, want.l2) && gotWeightScale === wantWeight.scale && badBytes === 0 && close(gotGelu, wantGelu) && gotInverse === Math.fround(1 / gotGelu);
+    console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 static scales d ${d}, f ${f}: layer norm scale ${gotScale} (cpu ${want.scale}), 2-norm bound ${gotL2} (cpu ${want.l2}); weight scale ${gotWeightScale} (cpu ${wantWeight.scale}), ${badBytes} weight bytes differ; GELU output scale ${gotGelu} (cpu ${wantGelu}), 1/scale ${gotInverse}`);
+    if (ok) passed++; else failed++;
+  }
   // A block's chain: layer norm (writes fp8 rows) → fc1 + GELU (writes fc2's fp8 rows) → fc2 + residual.
   {
     const [n, d, f] = [37, 256, 1024];
@@ -260,20 +301,34 @@ if (precision === 'fp8') {
       const fc1Fp8 = ![undefined, 'bf16'].includes(gemms[`${n}:${d}:${f}:true:false`]) && !cuda.fp8Bf16Layers.has('fc1');
       const fc2Fp8 = ![undefined, 'bf16'].includes(gemms[`${n}:${f}:${d}:true:true`]) && !cuda.fp8Bf16Layers.has('fc2');
       const geluFp8 = !cuda.fp8Bf16Layers.has('fc2');
+      // With static scales (describe().fp8.tensorGemms): the layer norm's rows and fc1's weight with one scale each,
+      // and fc1's GELU output, when fc1 wrote it as E4M3, with the static scale of its weights.
+      const tensorFc1 = cuda.fp8StaticScales ? (cuda.describe().fp8?.tensorGemms ?? {})[`${n}:${d}:${f}:true:false`] : undefined;
+      const normBounds = layerNormFp8Bounds(g, be);
+      const w1Tensor = quantizeE4M3(w1).scale;
+      const geluScale = geluFp8OutputScale(columnL2Norms(w1, d, f), b1, d, w1Tensor, normBounds.l2);
       return {
         build: () => {
           const h = tf.tensor2d(x, [n, d]);
           const a = layerNorm(h, tf.tensor1d(g), tf.tensor1d(be), 1e-5);
-          const a8 = fc1Fp8 ? tf.tensor2d(e4m3Rounded(a.dataSync() as Float32Array, n, d), [n, d]) : a;
-          const u = linear(a8, tf.tensor2d(fc1Fp8 ? e4m3Rounded(w1, d, f, true) : w1, [d, f]), tf.tensor1d(b1), { activation: 'gelu' });
-          const u8 = geluFp8 ? tf.tensor2d(e4m3Rounded(u.dataSync() as Float32Array, n, f), [n, f]) : u;
+          const av = a.dataSync() as Float32Array;
+          const a8 = !fc1Fp8 ? a : tf.tensor2d(tensorFc1 ? e4m3RoundedWith(av, normBounds.scale) : e4m3Rounded(av, n, d), [n, d]);
+          const w1v = !fc1Fp8 ? w1 : tensorFc1 ? e4m3RoundedWith(w1, w1Tensor) : e4m3Rounded(w1, d, f, true);
+          const u = linear(a8, tf.tensor2d(w1v, [d, f]), tf.tensor1d(b1), { activation: 'gelu' });
+          const uv = u.dataSync() as Float32Array;
+          const u8 = geluFp8 ? tf.tensor2d(tensorFc1 === 'tensor→e4m3' ? e4m3RoundedWith(uv, geluScale) : e4m3Rounded(uv, n, f), [n, f]) : u;
           return linear(u8, tf.tensor2d(fc2Fp8 ? e4m3Rounded(w2, f, d, true) : w2, [f, d]), tf.tensor1d(b2), { residual: h });
         },
         // fc1's output rounded to E4M3 on both sides from values one bf16 rounding apart: see checkLinear.
         tol: geluFp8 ? 0.075 : tolerance,
       };
     };
-    await check('fp8 chain layerNorm → fc1 gelu → fc2 +residual', cudaChain, tolerance, chainReference);
+    for (const staticScales of [true, false]) {
+      const setting = cuda.fp8StaticScales;
+      cuda.fp8StaticScales = staticScales;
+      await check(`fp8 chain layerNorm → fc1 gelu → fc2 +residual, ${staticScales ? 'static' : 'per-row'} scales`, cudaChain, tolerance, chainReference);
+      cuda.fp8StaticScales = setting;
+    }
     console.log(`fp8 GEMMs: ${JSON.stringify(cuda.describe().fp8)}`);
   }
 }

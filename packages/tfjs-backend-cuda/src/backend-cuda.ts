@@ -2,7 +2,7 @@
 // kernels compiled by NVRTC, GEMMs by cuBLASLt. Float32 tensors are stored in the precision's storage type.
 import { DataStorage, engine, KernelBackend, type BackendTimingInfo, type BackendValues, type DataId, type DataType, type TensorInfo } from '@tensorflow/tfjs-core';
 import { CachingAllocator } from './caching-allocator.js';
-import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand, type GemmAlgoChoice } from './cublaslt.js';
+import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand, type Fp8Output, type GemmAlgoChoice } from './cublaslt.js';
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
@@ -38,7 +38,15 @@ export interface CudaBackendDescription {
   precision: Precision;
   libraries: { cuda: string; cublasLt: string; nvrtc: string; includeDir: string };
   /** fp8 only: how each GEMM shape ran (`inner→cols`: an Fp8GemmMode, or 'bf16' where cuBLASLt had no FP8 algorithm) and the roles kept in bf16. */
-  fp8?: { gemms: Record<string, Fp8GemmMode | 'bf16'>; bf16Layers: Fp8LayerRole[] };
+  fp8?: {
+    gemms: Record<string, Fp8GemmMode | 'bf16'>;
+    bf16Layers: Fp8LayerRole[];
+    /** Whether a layer norm's rows take static per-tensor scales (CudaBackend.fp8StaticScales). */
+    staticScales: boolean;
+    /** GEMM shapes run with per-tensor scales: `tensor` (storage-typed output) or `tensor→e4m3` (fc1 writing fc2's
+     * input); a shape that cuBLASLt refused there ran as in `gemms`. */
+    tensorGemms: Record<string, 'tensor' | 'tensor→e4m3'>;
+  };
 }
 
 /**
@@ -54,6 +62,8 @@ export interface Fp8Rows extends Fp8Operand {
   cols: number;
   /** The kernel that wrote them: a layer norm, fc1's GELU epilogue, or a quantisation pass of its own. */
   source: 'norm' | 'gelu' | 'pass';
+  /** One static scale for all rows (fp8-static-scales.ts) at `scales`, owned by the weights it derives from. */
+  perTensor?: boolean;
 }
 
 export interface TensorData {
@@ -69,6 +79,12 @@ export interface TensorData {
   stale?: boolean;
   /** fp8: this weight [inner, cols] quantised per output channel and transposed, made on first use as a weight. */
   fp8Weight?: Fp8Operand & { cols: number };
+  /** fp8: the same with one scale (for GEMMs with per-tensor scales). */
+  fp8WeightTensor?: Fp8Operand & { cols: number };
+  /** fp8, a layer norm's gamma: its output's static scale and 2-norm bound (layer_norm_fp8_bounds), with beta's id. */
+  fp8NormBounds?: { beta: DataId; ptr: DevicePtr };
+  /** fp8, fc1's weight: [bound, scale, 1/scale] of its GELU output in E4M3, for the input bounds and bias in `key`. */
+  fp8GeluScales?: { key: string; ptr: DevicePtr };
 }
 
 const WORKSPACE_BYTES = 64 * 2 ** 20;
@@ -113,6 +129,12 @@ export class CudaBackend extends KernelBackend {
    * (`geglu_quantize_rows_regs`: the same bytes as GeGLU then a row pass, checked on an H100 on 2026-11-25) and no
    * T: 1.05–1.19× on DNABERT-S fp8. $VIRNUCPRO_FP8_GEGLU_FUSED=0 writes T and quantises it in a pass of its own (the A/B). */
   fp8GegluFused: boolean;
+  /** fp8: a layer norm writes its fp8 rows with one static scale derived from gamma and beta (never from the batch:
+   * fp8-static-scales.ts), so qkv and fc1 run with cuBLASLt's per-tensor scales (their weights quantised with one
+   * scale) and fc1 writes fc2's E4M3 input itself, with a static scale from its weights: no quantisation pass over
+   * fc1's output. Where cuBLASLt refuses a shape so, that GEMM takes per-row scales as before.
+   * $VIRNUCPRO_FP8_STATIC_SCALES=0: per-row scales everywhere (the A/B; tools may change it). */
+  fp8StaticScales: boolean;
   /** Blocks per SM the tensor-core attention kernel is compiled for (attention-min-blocks.ts: 5 on sm_90, the
    * compiler's choice, 0, elsewhere; $VIRNUCPRO_ATTENTION_MIN_BLOCKS for the A/B; tools may change it). */
   attentionMinBlocks: number;
@@ -121,6 +143,9 @@ export class CudaBackend extends KernelBackend {
   private readonly fp8GemmTables = { exact: new Map<string, Fp8GemmMode | 'bf16'>(), fast: new Map<string, Fp8GemmMode | 'bf16'>() };
   /** fp8: whether cuBLASLt took GELU in the fused mode's epilogue, per GEMM shape and accumulation mode. */
   private readonly fp8GeluFused = new Map<string, boolean>();
+  /** fp8: shapes run with per-tensor scales (describe's tensorGemms), and those cuBLASLt refused so (asked once). */
+  private readonly fp8TensorGemms = new Map<string, 'tensor' | 'tensor→e4m3'>();
+  private readonly fp8TensorRefused = new Set<string>();
 
   constructor(options: CudaBackendOptions = {}) {
     super();
@@ -147,6 +172,7 @@ export class CudaBackend extends KernelBackend {
     this.layerNormPerWarp = process.env.VIRNUCPRO_LN_PER_WARP !== '0';
     this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS !== '0';
     this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
+    this.fp8StaticScales = process.env.VIRNUCPRO_FP8_STATIC_SCALES !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.attentionMinBlocks = attentionMinBlocks(this.device.arch);
@@ -260,11 +286,15 @@ export class CudaBackend extends KernelBackend {
 
   // ---- fp8 --------------------------------------------------------------------------------------
 
-  /** Gives the tensor (rows × cols) fp8 rows to be written by the kernel about to run, and returns them. */
-  attachFp8(info: TensorInfo, rows: number, cols: number, source: Fp8Rows['source']): Fp8Rows {
+  /** Gives the tensor (rows × cols) fp8 rows to be written by the kernel about to run, and returns them: with one
+   * scale per row, or the static scale at `perTensorScale` (not owned by the rows). */
+  attachFp8(info: TensorInfo, rows: number, cols: number, source: Fp8Rows['source'], perTensorScale?: DevicePtr): Fp8Rows {
     const d = this.tensorData(info.dataId);
     if (d.fp8) this.releaseFp8(d.fp8);
-    d.fp8 = { data: this.allocator.alloc(Math.max(16, rows * cols)), scales: this.allocator.alloc(Math.max(16, rows * 4)), cols, source };
+    const data = this.allocator.alloc(Math.max(16, rows * cols));
+    d.fp8 = perTensorScale === undefined
+      ? { data, scales: this.allocator.alloc(Math.max(16, rows * 4)), cols, source }
+      : { data, scales: perTensorScale, cols, source, perTensor: true };
     return d.fp8;
   }
 
@@ -279,30 +309,71 @@ export class CudaBackend extends KernelBackend {
     return fp8 && fp8.cols === cols ? fp8.source : undefined;
   }
 
-  /** The tensor [rows, cols] as fp8 rows: those its producer wrote, else one quantisation pass (kept with the tensor). */
-  fp8Rows(info: TensorInfo): Fp8Rows {
+  /** The tensor [rows, cols] as fp8 rows: those its producer wrote, else one quantisation pass (kept with the tensor).
+   * `perRow`: rows with a scale each, re-quantised by a pass when the producer wrote static ones (keeping their source). */
+  fp8Rows(info: TensorInfo, perRow = false): Fp8Rows {
     const [rows, cols] = info.shape;
     const d = this.tensorData(info.dataId);
-    if (d.fp8 && d.fp8.cols === cols) return d.fp8;
+    if (d.fp8 && d.fp8.cols === cols && !(perRow && d.fp8.perTensor)) return d.fp8;
+    const source = d.fp8 && d.fp8.cols === cols ? d.fp8.source : 'pass';
     const x = this.ptr(info);
-    const fp8 = this.attachFp8(info, rows, cols, 'pass');
+    const fp8 = this.attachFp8(info, rows, cols, source);
     const { kernel, block } = quantizeRowsLaunch(cols, elementsPerWord(this.storage), { gelu: false, inRegisters: this.fp8RowsInRegisters });
     this.launch(fp8Source, kernel, [], [rows, 1, 1], block, 0, 'pppippp', x, fp8.data, fp8.scales, cols, 0, 0, 0);
     return fp8;
   }
 
-  /** The weight [inner, cols] as E4M3 [cols, inner] with one scale per output channel, quantised on first use and kept. */
-  fp8Weight(info: TensorInfo): Fp8Operand & { cols: number } {
+  /** The weight [inner, cols] as E4M3 [cols, inner] with one scale per output channel (`rows` scales: the GEMM's
+   * outer-vector mode) or one for all (`tensor`), quantised on first use and kept. */
+  fp8Weight(info: TensorInfo, scales: 'rows' | 'tensor' = 'rows'): Fp8Operand & { cols: number } {
     const d = this.tensorData(info.dataId);
     const [inner, cols] = info.shape;
-    if (d.fp8Weight?.cols === cols) return d.fp8Weight; // a reshaped view of the same data gets its own copy
-    if (d.fp8Weight) this.releaseFp8(d.fp8Weight);
+    const field = scales === 'tensor' ? 'fp8WeightTensor' : 'fp8Weight';
+    const kept = d[field];
+    if (kept?.cols === cols) return kept; // a reshaped view of the same data gets its own copy
+    if (kept) this.releaseFp8(kept);
     const w = this.ptr(info);
     const q = { data: this.allocator.alloc(Math.max(16, inner * cols)), scales: this.allocator.alloc(Math.max(16, cols * 4)), cols };
     this.launch(fp8Source, 'weight_column_scales', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'ppii', w, q.scales, inner, cols);
-    this.launch(fp8Source, 'weight_quantize_transposed', [], [Math.ceil(cols / 32), Math.ceil(inner / 32), 1], [32, 8, 1], 0, 'pppii', w, q.scales, q.data, inner, cols);
-    d.fp8Weight = q;
+    if (scales === 'tensor') {
+      const one = this.allocator.alloc(16);
+      this.launch(fp8Source, 'max_of', [], [1, 1, 1], [256, 1, 1], 0, 'pip', q.scales, cols, one);
+      this.allocator.release(q.scales);
+      q.scales = one;
+    }
+    this.launch(fp8Source, 'weight_quantize_transposed', [], [Math.ceil(cols / 32), Math.ceil(inner / 32), 1], [32, 8, 1], 0, 'pppiii', w, q.scales, q.data, inner, cols, scales === 'tensor' ? 0 : 1);
+    d[field] = q;
     return q;
+  }
+
+  /** fp8: a layer norm's [static scale, 2-norm bound] from its gamma and beta (fp8-static-scales.ts), made once. */
+  fp8NormBounds(gamma: TensorInfo, beta: TensorInfo): DevicePtr {
+    const d = this.tensorData(gamma.dataId);
+    if (d.fp8NormBounds?.beta === beta.dataId) return d.fp8NormBounds.ptr;
+    if (d.fp8NormBounds) this.allocator.release(d.fp8NormBounds.ptr);
+    const ptr = this.allocator.alloc(16);
+    this.launch(fp8Source, 'layer_norm_fp8_bounds', [], [1, 1, 1], [256, 1, 1], 0, 'ppip', this.ptr(gamma), this.ptr(beta), gamma.shape[0], ptr);
+    d.fp8NormBounds = { beta: beta.dataId, ptr };
+    return ptr;
+  }
+
+  /** fp8: [bound, scale, 1/scale] of GELU(x·W + b) written as E4M3, for x's rows bounded by `inputBounds`
+   * (fp8NormBounds) and W read with its per-tensor scale (geluFp8OutputScale), made once per weight and input. */
+  fp8GeluScales(weight: TensorInfo, bias: TensorInfo | undefined, inputBounds: DevicePtr): DevicePtr {
+    const d = this.tensorData(weight.dataId);
+    const key = `${inputBounds}:${bias ? this.ptr(bias) : 0}`;
+    if (d.fp8GeluScales?.key === key) return d.fp8GeluScales.ptr;
+    if (d.fp8GeluScales) this.allocator.release(d.fp8GeluScales.ptr);
+    const [inner, cols] = weight.shape;
+    const w8 = this.fp8Weight(weight, 'tensor');
+    const bounds = this.allocator.alloc(Math.max(16, cols * 4));
+    const ptr = this.allocator.alloc(16);
+    this.launch(fp8Source, 'gelu_fp8_column_bounds', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'pppppii', this.ptr(weight), bias ? this.ptr(bias) : 0, w8.scales, inputBounds, bounds, inner, cols);
+    this.launch(fp8Source, 'max_of', [], [1, 1, 1], [256, 1, 1], 0, 'pip', bounds, cols, ptr);
+    this.launch(fp8Source, 'gelu_fp8_output_scales', [], [1, 1, 1], [1, 1, 1], 0, 'p', ptr);
+    this.allocator.release(bounds);
+    d.fp8GeluScales = { key, ptr };
+    return ptr;
   }
 
   /** How GEMM algorithms are chosen (see GemmAlgoChoice); benchmarks switch it at run time for the A/B. */
@@ -375,9 +446,29 @@ export class CudaBackend extends KernelBackend {
     return { mode, gelu: false };
   }
 
-  private releaseFp8(fp8: Fp8Operand): void {
+  /**
+   * Y = X·W (+bias) (+residual) (+GELU) as an FP8 GEMM with per-tensor scales (x: static rows, w: fp8Weight(…,
+   * 'tensor')), everything in cuBLASLt's epilogue; with `out`, Y is written as E4M3 there instead of to `y`.
+   * Undefined when cuBLASLt refuses it (remembered per shape): the caller takes the per-row path.
+   */
+  gemmFp8Tensor(rows: number, inner: number, cols: number, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, gelu: boolean, out?: Fp8Output): { mode: Fp8GemmMode; gelu: boolean } | undefined {
+    const key = `${rows}:${inner}:${cols}:${bias !== undefined}:${residual !== undefined}`;
+    const refusalKey = `${key}:${gelu}:${out !== undefined}:${this.fp8FastAccum}`;
+    if (this.fp8TensorRefused.has(refusalKey)) return undefined;
+    const shape = { rows, inner, cols, bias: bias !== undefined, storage: this.storage, gelu, fp8Scales: 'tensor' as const, fp8Out: out !== undefined };
+    const run = () => this.blas.matmulFp8('fused', shape, x, w, y, bias, residual, this.stream, this.fp8FastAccum, out);
+    const label = `gemm-fp8 ${inner}→${cols}${residual !== undefined ? ' +residual' : ''}${gelu ? ' +gelu' : ''} tensor${out ? '→e4m3' : ''}`;
+    if (!(this.profiler ? this.profiler.around(label, run) : run())) {
+      this.fp8TensorRefused.add(refusalKey);
+      return undefined;
+    }
+    this.fp8TensorGemms.set(key, out ? 'tensor→e4m3' : 'tensor');
+    return { mode: 'fused', gelu };
+  }
+
+  private releaseFp8(fp8: Fp8Operand & { perTensor?: boolean }): void {
     this.allocator.release(fp8.data);
-    this.allocator.release(fp8.scales);
+    if (!fp8.perTensor) this.allocator.release(fp8.scales);
   }
 
   override refCount(dataId: DataId): number {
@@ -400,6 +491,9 @@ export class CudaBackend extends KernelBackend {
     this.allocator.release(d.ptr);
     if (d.fp8) this.releaseFp8(d.fp8);
     if (d.fp8Weight) this.releaseFp8(d.fp8Weight);
+    if (d.fp8WeightTensor) this.releaseFp8(d.fp8WeightTensor);
+    if (d.fp8NormBounds) this.allocator.release(d.fp8NormBounds.ptr);
+    if (d.fp8GeluScales) this.allocator.release(d.fp8GeluScales.ptr);
     this.data.delete(dataId);
     return true;
   }
@@ -552,7 +646,9 @@ export class CudaBackend extends KernelBackend {
       cublasLtVersion: this.blas.version,
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
-      ...(this.precision === 'fp8' ? { fp8: { gemms: Object.fromEntries([...this.fp8Gemms].map(([k, m]) => [k, m])), bf16Layers: [...this.fp8Bf16Layers] } } : {}),
+      ...(this.precision === 'fp8'
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        : {}),
     };
   }
 

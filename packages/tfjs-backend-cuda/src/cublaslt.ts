@@ -20,6 +20,7 @@ const DESC_EPILOGUE = 7;
 const DESC_BIAS_POINTER = 8;
 const DESC_A_SCALE_POINTER = 17;
 const DESC_B_SCALE_POINTER = 18;
+const DESC_D_SCALE_POINTER = 20;
 const DESC_FAST_ACCUM = 25;
 const DESC_BIAS_DATA_TYPE = 26;
 const DESC_A_SCALE_MODE = 31;
@@ -36,6 +37,7 @@ const EPILOGUE_GELU_BIAS = 36;
 const EPILOGUE_GELU = 32;
 const DESC_B_SCALE_MODE = 32;
 const SCALE_OUTER_VEC_32F = 3;
+const SCALE_SCALAR_32F = 0;
 const OP_T = 1;
 const EPILOGUE_DEFAULT = 1;
 const EPILOGUE_BIAS = 4;
@@ -56,6 +58,11 @@ export interface GemmShape {
   /** GELU in cuBLASLt's epilogue (its tanh form, applied to the fp32 sum before rounding): fp16/bf16, and FP8 GEMMs in
    * the `fused` mode (after the scales and the bias, as there). */
   gelu?: boolean;
+  /** FP8 GEMMs: the operands' scales, one per row / output channel (outer-vector, the default) or one each
+   * (`tensor`: cuBLASLt's classic per-tensor mode, the only one in which it writes E4M3). */
+  fp8Scales?: 'rows' | 'tensor';
+  /** FP8 GEMMs in the `tensor` scales: Y written as E4M3, multiplied by a D scale before rounding. */
+  fp8Out?: boolean;
 }
 
 /** Rows at which a weight shape's algorithm is chosen (a typical packed batch), then used for every row count. */
@@ -94,18 +101,34 @@ interface TunedLookup {
 export type Fp8GemmMode = 'fused' | 'scaled' | 'unscaled';
 export const fp8GemmModes: readonly Fp8GemmMode[] = ['fused', 'scaled', 'unscaled'];
 
-/** An FP8 operand: E4M3 bytes and one fp32 scale per row (activations) or per output channel (weights). */
+/** An FP8 operand: E4M3 bytes and one fp32 scale per row (activations) or per output channel (weights), or one
+ * scale for all (`tensor` scales). */
 export interface Fp8Operand {
   data: DevicePtr;
   scales: DevicePtr;
+}
+
+/** Where an FP8 GEMM writes E4M3 output: the bytes, and the scale (one fp32) it multiplies the output by first. */
+export interface Fp8Output {
+  data: DevicePtr;
+  scale: DevicePtr;
 }
 
 interface Plan {
   desc: bigint;
   a: bigint;
   b: bigint;
+  /** C's layout: D's, except for E4M3 output (C stays in the storage type, unread with beta = 0). */
+  c: bigint;
   d: bigint;
   algo: Buffer;
+}
+
+/** B (the activations), C and D layouts of one row count. */
+interface RowLayouts {
+  b: bigint;
+  c: bigint;
+  d: bigint;
 }
 
 export class CublasLt {
@@ -192,11 +215,18 @@ export class CublasLt {
    * Y[r, c] = xScale[r]·wScale[c]·Σₖ x8[r, k]·w8[c, k] (+ bias[c])
    * (+ residual[r, c]), fp32 accumulation: X8 [rows, inner] and W8 [cols, inner] row-major E4M3 (both K-major, the
    * "TN" layout FP8 needs). In `mode`; returns false when cuBLASLt has no algorithm for it (or refuses the call).
-   * What the mode leaves out (see Fp8GemmMode) the caller applies.
+   * What the mode leaves out (see Fp8GemmMode) the caller applies. With `tensor` scales (shape.fp8Scales) each
+   * operand has one scale; with `out` (shape.fp8Out) Y is written as E4M3 to out.data, multiplied by out.scale
+   * first, and `y` (the storage-typed C) is not read.
    */
-  matmulFp8(mode: Fp8GemmMode, shape: GemmShape, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, stream: Handle, fastAccum: boolean): boolean {
+  matmulFp8(mode: Fp8GemmMode, shape: GemmShape, x: Fp8Operand, w: Fp8Operand, y: DevicePtr, bias: DevicePtr | undefined, residual: DevicePtr | undefined, stream: Handle, fastAccum: boolean, out?: Fp8Output): boolean {
+    if ((out !== undefined) !== (shape.fp8Out === true)) throw new Error('matmulFp8: E4M3 output needs its Fp8Output, and only then');
     const plan = this.planFp8(mode, shape, fastAccum);
     if (!plan) return false;
+    if (out) {
+      this.pointer[0] = BigInt(out.scale);
+      this.setDesc(plan.desc, DESC_D_SCALE_POINTER, this.pointer);
+    }
     if (mode !== 'unscaled') {
       this.pointer[0] = BigInt(w.scales);
       this.setDesc(plan.desc, DESC_A_SCALE_POINTER, this.pointer);
@@ -210,7 +240,7 @@ export class CublasLt {
     }
     const withResidual = fused && residual !== undefined;
     const status = this.fn.cublasLtMatmul(
-      this.handle, plan.desc, this.alpha, w.data, plan.a, x.data, plan.b, withResidual ? this.betaOne : this.beta, withResidual ? residual : y, plan.d, y, plan.d,
+      this.handle, plan.desc, this.alpha, w.data, plan.a, x.data, plan.b, withResidual ? this.betaOne : this.beta, withResidual ? residual : y, plan.c, out ? out.data : y, plan.d,
       plan.algo, this.workspace.ptr, this.workspace.bytes, stream,
     ) as number;
     return status === 0;
@@ -221,7 +251,12 @@ export class CublasLt {
   private planFp8(mode: Fp8GemmMode, shape: GemmShape, fastAccum: boolean): Plan | null {
     // GELU rides only in the fused mode's epilogue (the other modes leave the scales, so the GELU, to the caller).
     const gelu = mode === 'fused' && shape.gelu === true;
-    const weightKey = `fp8:${mode}:${shape.inner}:${shape.cols}:${shape.bias}:${gelu}:${shape.storage}:${fastAccum}`;
+    const tensorScales = shape.fp8Scales === 'tensor';
+    const fp8Out = shape.fp8Out === true;
+    // Per-tensor scales and E4M3 output only in the fused mode (the others leave the scales to an epilogue of rows).
+    if ((tensorScales || fp8Out) && mode !== 'fused') return null;
+    if (fp8Out && !tensorScales) return null; // cuBLASLt 13.1 on Hopper: no E4M3 output with outer-vector scales
+    const weightKey = `fp8:${mode}:${shape.inner}:${shape.cols}:${shape.bias}:${gelu}:${shape.storage}:${fastAccum}:${tensorScales ? 'tensor' : 'rows'}:${fp8Out ? 'e4m3' : 'storage'}`;
     const key = `${this.algoChoice}:${shape.rows}:${weightKey}`;
     const known = this.fp8Plans.get(key);
     if (known !== undefined) return known;
@@ -246,24 +281,30 @@ export class CublasLt {
         this.setDesc(desc, DESC_BIAS_POINTER, this.pointer);
       }
       if (mode !== 'unscaled') {
-        this.u32[0] = SCALE_OUTER_VEC_32F;
+        this.u32[0] = tensorScales ? SCALE_SCALAR_32F : SCALE_OUTER_VEC_32F;
         this.setDesc(desc, DESC_A_SCALE_MODE, this.u32);
         this.setDesc(desc, DESC_B_SCALE_MODE, this.u32);
         this.setDesc(desc, DESC_A_SCALE_POINTER, this.pointer);
         this.setDesc(desc, DESC_B_SCALE_POINTER, this.pointer);
       }
+      if (fp8Out) this.setDesc(desc, DESC_D_SCALE_POINTER, this.pointer);
       const a = this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, shape.cols, shape.inner);
-      const rowLayouts = (rows: number) => ({
-        b: this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, rows, shape.inner),
-        d: this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols),
-      });
-      const { b, d } = rowLayouts(shape.rows);
-      // The table's fp8 configurations were measured in the fused mode with fast accumulation and bf16 output.
-      const tuned: TunedLookup | undefined = mode === 'fused' && fastAccum
+      const rowLayouts = (rows: number): RowLayouts => {
+        const c = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols);
+        return {
+          b: this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.inner, rows, shape.inner),
+          c,
+          d: fp8Out ? this.out('cublasLtMatrixLayoutCreate', CUDA_R_8F_E4M3, shape.cols, rows, shape.cols) : c,
+        };
+      };
+      const layouts = rowLayouts(shape.rows);
+      // The table's fp8 configurations were measured in the fused mode with outer-vector scales, fast accumulation
+      // and bf16 output.
+      const tuned: TunedLookup | undefined = mode === 'fused' && fastAccum && !tensorScales && !fp8Out
         ? { key: { arch: this.arch, storage: 'fp8', inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu }, types: { a: CUDA_R_8F_E4M3, b: CUDA_R_8F_E4M3, c: type, d: type } }
         : undefined;
-      const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts, tuned);
-      if (algo) plan = { desc, a, b, d, algo };
+      const algo = this.chooseAlgo(weightKey, key, desc, a, layouts, rowLayouts, tuned);
+      if (algo) plan = { desc, a, ...layouts, algo };
     } catch {
       plan = null;
     }
@@ -277,31 +318,32 @@ export class CublasLt {
    * cuBLASLt accepts at every probe row count (odd shapes rule some algorithms out at some): the table's measured
    * configuration (choice `tuned`), then the heuristic's candidates at PIN_ROWS, best first.
    */
-  private chooseAlgo(weightKey: string, planKey: string, desc: bigint, a: bigint, b: bigint, d: bigint, rowLayouts: (rows: number) => { b: bigint; d: bigint }, tuned?: TunedLookup): Buffer | undefined {
-    if (this.algoChoice === 'per-rows') return this.heuristics(desc, a, b, d, 1)[0];
+  private chooseAlgo(weightKey: string, planKey: string, desc: bigint, a: bigint, layouts: RowLayouts, rowLayouts: (rows: number) => RowLayouts, tuned?: TunedLookup): Buffer | undefined {
+    if (this.algoChoice === 'per-rows') return this.heuristics(desc, a, layouts, 1)[0];
     const pinKey = `${this.algoChoice}:${weightKey}`;
     let pinned = this.pinnedAlgos.get(pinKey);
     if (pinned === undefined) {
       const probes = PROBE_ROWS.map(rowLayouts);
       const at = probes[probes.length - 1]; // PIN_ROWS
-      const acceptedEverywhere = (algo: Buffer) => probes.every((p) => this.accepts(desc, a, p.b, p.d, algo));
+      const acceptedEverywhere = (algo: Buffer) => probes.every((p) => this.accepts(desc, a, p, algo));
       const config = this.algoChoice === 'tuned' && tuned ? tunedGemmConfig(tuned.key) : undefined;
       const measured = config && this.configuredAlgo(config, tuned!.types);
       if (measured && acceptedEverywhere(measured)) {
         pinned = measured;
         this.tuned.add(weightKey);
       } else {
-        pinned = this.heuristics(desc, a, at.b, at.d, 16).map((algo) => this.withoutSplitK(algo)).find(acceptedEverywhere) ?? null;
+        pinned = this.heuristics(desc, a, at, 16).map((algo) => this.withoutSplitK(algo)).find(acceptedEverywhere) ?? null;
       }
       for (const p of probes) {
         this.fn.cublasLtMatrixLayoutDestroy(p.b);
+        if (p.c !== p.d) this.fn.cublasLtMatrixLayoutDestroy(p.c);
         this.fn.cublasLtMatrixLayoutDestroy(p.d);
       }
       this.pinnedAlgos.set(pinKey, pinned);
     }
-    if (pinned && this.accepts(desc, a, b, d, pinned)) return Buffer.from(pinned);
+    if (pinned && this.accepts(desc, a, layouts, pinned)) return Buffer.from(pinned);
     this.unpinned.add(planKey);
-    return this.heuristics(desc, a, b, d, 1)[0];
+    return this.heuristics(desc, a, layouts, 1)[0];
   }
 
   /** A table configuration as a cuBLASLt algorithm, split-K off; undefined when this cuBLASLt does not know it. */
@@ -328,20 +370,20 @@ export class CublasLt {
   }
 
   /** Whether cuBLASLt accepts `algo` for these layouts within our workspace. */
-  private accepts(desc: bigint, a: bigint, b: bigint, d: bigint, algo: Buffer): boolean {
+  private accepts(desc: bigint, a: bigint, { b, c, d }: RowLayouts, algo: Buffer): boolean {
     const result = Buffer.alloc(HEURISTIC_RESULT_BYTES);
-    const status = this.fn.cublasLtMatmulAlgoCheck(this.handle, desc, a, b, d, d, algo, result) as number;
+    const status = this.fn.cublasLtMatmulAlgoCheck(this.handle, desc, a, b, c, d, algo, result) as number;
     return status === 0 && result.readBigUInt64LE(64) <= BigInt(this.workspace.bytes);
   }
 
   /** Up to `count` algorithms in the order cuBLASLt's heuristic ranks them (empty when it has none). */
-  private heuristics(desc: bigint, a: bigint, b: bigint, d: bigint, count: number): Buffer[] {
+  private heuristics(desc: bigint, a: bigint, { b, c, d }: RowLayouts, count: number): Buffer[] {
     const pref = this.out('cublasLtMatmulPreferenceCreate');
     const wsBytes = new BigUint64Array([BigInt(this.workspace.bytes)]);
     this.check('cublasLtMatmulPreferenceSetAttribute', this.fn.cublasLtMatmulPreferenceSetAttribute(pref, PREF_MAX_WORKSPACE_BYTES, wsBytes, 8));
     const results = Buffer.alloc(HEURISTIC_RESULT_BYTES * count);
     const returned = new Int32Array(1);
-    const status = this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, d, d, pref, count, results, returned) as number;
+    const status = this.fn.cublasLtMatmulAlgoGetHeuristic(this.handle, desc, a, b, c, d, pref, count, results, returned) as number;
     this.fn.cublasLtMatmulPreferenceDestroy(pref);
     if (status !== 0) return [];
     const algos: Buffer[] = [];
@@ -372,17 +414,17 @@ export class CublasLt {
       this.setDesc(desc, DESC_BIAS_POINTER, this.pointer);
     }
     const a = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, shape.inner, shape.cols);
-    const rowLayouts = (rows: number) => ({
-      b: this.out('cublasLtMatrixLayoutCreate', type, shape.inner, rows, shape.inner),
-      d: this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols),
-    });
-    const { b, d } = rowLayouts(shape.rows);
+    const rowLayouts = (rows: number): RowLayouts => {
+      const d = this.out('cublasLtMatrixLayoutCreate', type, shape.cols, rows, shape.cols);
+      return { b: this.out('cublasLtMatrixLayoutCreate', type, shape.inner, rows, shape.inner), c: d, d };
+    };
+    const layouts = rowLayouts(shape.rows);
     const tuned: TunedLookup = { key: { arch: this.arch, storage: shape.storage, inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu: shape.gelu ?? false }, types: { a: type, b: type, c: type, d: type } };
-    const algo = this.chooseAlgo(weightKey, key, desc, a, b, d, rowLayouts, tuned);
+    const algo = this.chooseAlgo(weightKey, key, desc, a, layouts, rowLayouts, tuned);
     if (!algo) {
       throw new Error(`cuBLASLt has no algorithm for a ${shape.rows}×${shape.inner}·${shape.inner}×${shape.cols} ${shape.storage} GEMM`);
     }
-    plan = { desc, a, b, d, algo };
+    plan = { desc, a, ...layouts, algo };
     this.plans.set(key, plan);
     return plan;
   }

@@ -20,6 +20,18 @@ __device__ __forceinline__ void storeE4M3Word(unsigned char* q, const float* v, 
   if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(b);
   else *reinterpret_cast<unsigned*>(q) = *reinterpret_cast<const unsigned*>(b);
 }
+// Sum over the block (every thread gets it) in a fixed order: lanes by shuffles, then the warps in order.
+__device__ float blockSum(float v, float* scratch) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+  int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  int warps = (blockDim.x + 31) >> 5;
+  float total = 0.f;
+  for (int w = 0; w < warps; w++) total += scratch[w];
+  return total;
+}
 // Largest value over the block (every thread gets it); scratch holds 32 floats.
 __device__ float blockMax(float v, float* scratch) {
   for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
@@ -176,9 +188,10 @@ extern "C" __global__ void weight_column_scales(const T* w, float* scale, int in
   scale[c] = e4m3Scale(m);
 }
 
-// w8[c, k] = e4m3(w[k, c] / scale[c]): W [inner, cols] quantised per output channel and transposed to [cols, inner],
-// through 32×32 tiles in shared memory so that reads and writes coalesce. Block (32, 8).
-extern "C" __global__ void weight_quantize_transposed(const T* w, const float* scale, unsigned char* w8, int inner, int cols) {
+// w8[c, k] = e4m3(w[k, c] / scale[c · scaleStride]): W [inner, cols] quantised per output channel (stride 1) or with
+// one scale (stride 0) and transposed to [cols, inner], through 32×32 tiles in shared memory so that reads and
+// writes coalesce. Block (32, 8).
+extern "C" __global__ void weight_quantize_transposed(const T* w, const float* scale, unsigned char* w8, int inner, int cols, int scaleStride) {
   __shared__ float tile[32][33];
   const int c = blockIdx.x * 32 + threadIdx.x;
   for (int j = threadIdx.y; j < 32; j += blockDim.y) {
@@ -189,8 +202,66 @@ extern "C" __global__ void weight_quantize_transposed(const T* w, const float* s
   const int k2 = blockIdx.y * 32 + threadIdx.x;
   for (int j = threadIdx.y; j < 32; j += blockDim.y) {
     int c2 = blockIdx.x * 32 + j;
-    if (c2 < cols && k2 < inner) w8[(long long)c2 * inner + k2] = toE4M3(__fdiv_rn(tile[threadIdx.x][j], scale[c2]));
+    if (c2 < cols && k2 < inner) w8[(long long)c2 * inner + k2] = toE4M3(__fdiv_rn(tile[threadIdx.x][j], scale[c2 * scaleStride]));
   }
+}
+
+// ---- Static scales (src/fp8-static-scales.ts has the arithmetic and why) ----
+// out[0] = the largest of n values (a weight's per-channel scales: its per-tensor scale; or per-column bounds).
+// One block.
+extern "C" __global__ void max_of(const float* values, int n, float* out) {
+  __shared__ float scratch[32];
+  float m = 0.f;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) m = fmaxf(m, values[i]);
+  m = blockMax(m, scratch);
+  if (threadIdx.x == 0) out[0] = m;
+}
+// A layer norm's output bounds from gamma and beta: bounds[0] = its per-tensor dequantisation scale, bounds[1] =
+// the bound of its rows' 2-norm as an FP8 GEMM reads them (layerNormFp8Bounds). One block.
+extern "C" __global__ void layer_norm_fp8_bounds(const T* gamma, const T* beta, int d, float* bounds) {
+  __shared__ float scratch[32];
+  const float rootD = sqrtf((float)d), rootDm1 = sqrtf((float)(d - 1));
+  float element = 0.f, gammaMax = 0.f, betaSquares = 0.f;
+  for (int i = threadIdx.x; i < d; i += blockDim.x) {
+    const float g = fabsf(toF(gamma[i])), b = toF(beta[i]);
+    element = fmaxf(element, __fadd_rn(__fmul_rn(g, rootDm1), fabsf(b)));
+    gammaMax = fmaxf(gammaMax, g);
+    betaSquares = __fadd_rn(betaSquares, __fmul_rn(b, b));
+  }
+  element = blockMax(element, scratch);
+  gammaMax = blockMax(gammaMax, scratch);
+  betaSquares = blockSum(betaSquares, scratch);
+  if (threadIdx.x != 0) return;
+  const float s = e4m3Scale(element);
+  bounds[0] = s;
+  bounds[1] = __fadd_rn(__fmul_rn(1.0625f, __fadd_rn(__fmul_rn(gammaMax, rootD), sqrtf(betaSquares))), __fmul_rn(__fmul_rn(rootD, 0.0009765625f), s));
+}
+// bound[c] = |(x·W)_c + b_c| bounded for rows x of 2-norm ≤ inBounds[1], W [inner, cols] read as E4M3 with the
+// per-tensor scale wScale[0] (geluFp8OutputScale): blocks of 32 columns × 8 slices of k, as weight_column_scales.
+extern "C" __global__ void gelu_fp8_column_bounds(const T* w, const T* bias, const float* wScale, const float* inBounds, float* bound, int inner, int cols) {
+  __shared__ float part[8][32];
+  const int c = blockIdx.x * 32 + threadIdx.x, s = threadIdx.y;
+  float squares = 0.f;
+  if (c < cols) for (int k = s; k < inner; k += 8) { const float v = toF(w[(long long)k * cols + c]); squares = __fadd_rn(squares, __fmul_rn(v, v)); }
+  part[s][threadIdx.x] = squares;
+  __syncthreads();
+  if (s != 0 || c >= cols) return;
+  for (int j = 1; j < 8; j++) squares = __fadd_rn(squares, part[j][threadIdx.x]);
+  const float subnormal = __fmul_rn(__fmul_rn(sqrtf((float)inner), 0.0009765625f), wScale[0]);
+  const float norm = __fadd_rn(__fmul_rn(1.0625f, sqrtf(squares)), subnormal);
+  bound[c] = __fadd_rn(__fmul_rn(norm, inBounds[1]), bias ? fabsf(toF(bias[c])) : 0.f);
+}
+// From the largest column bound (scales[0], max_of's output): scales[1] = the GELU output's dequantisation scale,
+// scales[2] = its reciprocal, the D scale cuBLASLt multiplies the output by before rounding it to E4M3. One thread.
+extern "C" __global__ void gelu_fp8_output_scales(float* scales) {
+  const float s = e4m3Scale(fmaxf(scales[0], 0.17f));
+  scales[1] = s;
+  scales[2] = __frcp_rn(s);
+}
+// out[r] = value[0] for r < n: a per-tensor scale as the per-row scales of fp8 rows (an outer-vector GEMM's input).
+extern "C" __global__ void fill_from(float* out, const float* value, int n) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < n) out[r] = value[0];
 }
 
 // y = y · rowScale[r] · colScale[c] + bias[c] + residual[r, c], each term only when its pointer is not null: the

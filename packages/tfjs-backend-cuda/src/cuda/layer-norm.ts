@@ -8,17 +8,6 @@ import { fp8Helpers } from './fp8.js';
 export const layerNormSource: CudaSource = {
   name: 'layer_norm',
   code: fp8Helpers + String.raw`
-__device__ float blockSum(float v, float* scratch) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
-  int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  int warps = (blockDim.x + 31) >> 5;
-  float total = 0.f;
-  for (int w = 0; w < warps; w++) total += scratch[w];
-  return total;
-}
 extern "C" __global__ void layer_norm(const T* x, const T* gamma, const T* beta, T* y, int d, float eps) {
   extern __shared__ float row[];
   __shared__ float scratch[32];
@@ -34,8 +23,9 @@ extern "C" __global__ void layer_norm(const T* x, const T* gamma, const T* beta,
 }
 // Rows of d = VEC·words ≤ 1024·VEC: each thread keeps one 16-byte word of the row in registers (no shared
 // row, one load and one store per element), same two-pass fp32 statistics. FP8: the row is also written as e4m3
-// bytes with the row's own scale (its largest |y| in fp32 / 448), the input of an FP8 GEMM, at no extra pass.
-template <bool FP8>
+// bytes with the row's own scale (its largest |y| in fp32 / 448), or with the static per-tensor scale at qScale[0]
+// (STATIC: src/fp8-static-scales.ts), the input of an FP8 GEMM, at no extra pass.
+template <bool FP8, bool STATIC>
 __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps, unsigned char* q, float* qScale) {
   __shared__ float scratch[32];
   const int words = d / VEC, w = threadIdx.x;
@@ -69,6 +59,10 @@ __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T
     reinterpret_cast<uint4*>(y + (long long)blockIdx.x * d)[w] = ov;
   }
   if (!FP8) return;
+  if (STATIC) {
+    if (active) storeE4M3Word(q + (long long)blockIdx.x * d + w * VEC, v, qScale[0]);
+    return;
+  }
   const float s = e4m3Scale(blockMax(amax, scratch));
   if (active) storeE4M3Word(q + (long long)blockIdx.x * d + w * VEC, v, s);
   if (w == 0) qScale[blockIdx.x] = s;
@@ -85,7 +79,7 @@ __device__ __forceinline__ float warpSum(float v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
   return v;
 }
-template <bool FP8>
+template <bool FP8, bool STATIC>
 __device__ __forceinline__ void layerNormWarp(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps, unsigned char* q, float* qScale) {
   const int row = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), lane = threadIdx.x & 31;
   if (row >= rows) return;
@@ -130,26 +124,33 @@ __device__ __forceinline__ void layerNormWarp(const T* x, const T* gamma, const 
   }
   if (!FP8) return;
   #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffff, amax, o));
-  const float s = e4m3Scale(amax);
+  for (int o = 16; o > 0; o >>= 1) if (!STATIC) amax = fmaxf(amax, __shfl_xor_sync(0xffffffff, amax, o));
+  const float s = STATIC ? qScale[0] : e4m3Scale(amax);
   #pragma unroll
   for (int i = 0; i < LN_WORDS; i++) {
     const int w = lane + 32 * i;
     if (w < words) storeE4M3Word(q + (long long)row * d + w * VEC, v[i], s);
   }
-  if (lane == 0) qScale[row] = s;
+  if (lane == 0 && !STATIC) qScale[row] = s;
 }
 extern "C" __global__ void layer_norm_warp(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps) {
-  layerNormWarp<false>(x, gamma, beta, y, rows, d, eps, nullptr, nullptr);
+  layerNormWarp<false, false>(x, gamma, beta, y, rows, d, eps, nullptr, nullptr);
 }
 extern "C" __global__ void layer_norm_warp_fp8(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps, unsigned char* q, float* qScale) {
-  layerNormWarp<true>(x, gamma, beta, y, rows, d, eps, q, qScale);
+  layerNormWarp<true, false>(x, gamma, beta, y, rows, d, eps, q, qScale);
+}
+// Static scale: the rows' bytes with the one scale at staticScale[0] (layer_norm_fp8_bounds), no per-row scales.
+extern "C" __global__ void layer_norm_warp_fp8_static(const T* x, const T* gamma, const T* beta, T* y, int rows, int d, float eps, unsigned char* q, float* staticScale) {
+  layerNormWarp<true, true>(x, gamma, beta, y, rows, d, eps, q, staticScale);
 }
 extern "C" __global__ void layer_norm_vec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps) {
-  layerNormVec<false>(x, gamma, beta, y, d, eps, nullptr, nullptr);
+  layerNormVec<false, false>(x, gamma, beta, y, d, eps, nullptr, nullptr);
 }
 extern "C" __global__ void layer_norm_vec_fp8(const T* x, const T* gamma, const T* beta, T* y, int d, float eps, unsigned char* q, float* qScale) {
-  layerNormVec<true>(x, gamma, beta, y, d, eps, q, qScale);
+  layerNormVec<true, false>(x, gamma, beta, y, d, eps, q, qScale);
+}
+extern "C" __global__ void layer_norm_vec_fp8_static(const T* x, const T* gamma, const T* beta, T* y, int d, float eps, unsigned char* q, float* staticScale) {
+  layerNormVec<true, true>(x, gamma, beta, y, d, eps, q, staticScale);
 }
 `,
 };

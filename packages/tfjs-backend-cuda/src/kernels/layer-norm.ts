@@ -1,6 +1,6 @@
 import { type KernelConfig, type KernelFunc, type TensorInfo } from '@tensorflow/tfjs-core';
 import { VnpLayerNorm, type VnpLayerNormAttrs } from '@virnucpro/ops';
-import type { CudaBackend } from '../backend-cuda.js';
+import type { CudaBackend, Fp8Rows } from '../backend-cuda.js';
 import { layerNormSource } from '../cuda/layer-norm.js';
 import { elementsPerWord } from '../precision.js';
 
@@ -32,8 +32,8 @@ export const layerNormConfig: KernelConfig = {
       const block: [number, number, number] = [32 * LN_ROWS_PER_BLOCK, 1, 1];
       const warpArgs = [cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), rows, d, eps] as const;
       if (cuda.fp8Active && d % 16 === 0) {
-        const q = cuda.attachFp8(y, rows, d, 'norm');
-        cuda.launch(layerNormSource, 'layer_norm_warp_fp8', defines, grid, block, 0, 'ppppiifpp', ...warpArgs, q.data, q.scales);
+        const q = fp8NormRows(cuda, y, rows, d, gamma, beta);
+        cuda.launch(layerNormSource, q.perTensor ? 'layer_norm_warp_fp8_static' : 'layer_norm_warp_fp8', defines, grid, block, 0, 'ppppiifpp', ...warpArgs, q.data, q.scales);
       } else {
         cuda.launch(layerNormSource, 'layer_norm_warp', defines, grid, block, 0, 'ppppiif', ...warpArgs);
       }
@@ -43,8 +43,8 @@ export const layerNormConfig: KernelConfig = {
       // and fc1 from out by these rows' source (without them qkv and fc1 ran in fp8 as 'out' in the qkv,fc1 A/B).
       const block: [number, number, number] = [32 * Math.ceil(words / 32), 1, 1];
       if (cuda.fp8Active && d % 16 === 0) {
-        const q = cuda.attachFp8(y, rows, d, 'norm');
-        cuda.launch(layerNormSource, 'layer_norm_vec_fp8', [], [rows, 1, 1], block, 0, 'ppppifpp', ...args, q.data, q.scales);
+        const q = fp8NormRows(cuda, y, rows, d, gamma, beta);
+        cuda.launch(layerNormSource, q.perTensor ? 'layer_norm_vec_fp8_static' : 'layer_norm_vec_fp8', [], [rows, 1, 1], block, 0, 'ppppifpp', ...args, q.data, q.scales);
       } else {
         cuda.launch(layerNormSource, 'layer_norm_vec', [], [rows, 1, 1], block, 0, 'ppppif', ...args);
       }
@@ -55,3 +55,9 @@ export const layerNormConfig: KernelConfig = {
     return y;
   }) as KernelFunc,
 };
+
+/** The output's fp8 rows for the FP8 GEMM that follows: with the static scale of gamma and beta (fp8StaticScales),
+ * else one scale per row. */
+function fp8NormRows(cuda: CudaBackend, y: TensorInfo, rows: number, d: number, gamma: TensorInfo, beta: TensorInfo): Fp8Rows {
+  return cuda.attachFp8(y, rows, d, 'norm', cuda.fp8StaticScales ? cuda.fp8NormBounds(gamma, beta) : undefined);
+}

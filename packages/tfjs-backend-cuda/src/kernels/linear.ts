@@ -1,6 +1,8 @@
 import { type KernelConfig, type KernelFunc, type TensorInfo } from '@tensorflow/tfjs-core';
 import { VnpLinear, type VnpLinearAttrs } from '@virnucpro/ops';
 import { blocks, type CudaBackend, type Fp8LayerRole } from '../backend-cuda.js';
+import type { Fp8GemmMode } from '../cublaslt.js';
+import type { DevicePtr } from '../cuda-driver.js';
 import { elementwiseSource } from '../cuda/elementwise.js';
 import { fp8Source } from '../cuda/fp8.js';
 import { quantizeRowsLaunch } from '../fp8-quantize-rows.js';
@@ -14,7 +16,9 @@ import { elementsPerWord } from '../precision.js';
  *
  * fp8: the GEMM is FP8 E4M3 (fp32 accumulation, bf16 out) on the input's fp8 rows — written by the layer norm that
  * produced x, or by fc1's GELU epilogue, else by a quantisation pass — and the weight quantised once per output
- * channel; after fc1 the GELU kernel writes fc2's fp8 rows (with their per-row scales) instead of bf16.
+ * channel; after fc1 the GELU kernel writes fc2's fp8 rows (with their per-row scales) instead of bf16. With a layer
+ * norm's static rows (qkv, fc1: CudaBackend.fp8StaticScales) the GEMM takes per-tensor scales, and fc1 writes fc2's
+ * E4M3 rows itself (tensorScaledGemm).
  */
 export const linearConfig: KernelConfig = {
   kernelName: VnpLinear,
@@ -31,7 +35,9 @@ export const linearConfig: KernelConfig = {
     const fp8 = cuda.fp8Active && inner % 16 === 0 && cols % 16 === 0 && !cuda.fp8Bf16Layers.has(fp8Role(cuda, x, inner, gelu));
     // fc1 (GELU, no residual) with fc2 in fp8: the GELU kernel writes fc2's fp8 rows and finishes the GEMM's epilogue.
     const geluToFp8 = gelu && !residual && cuda.fp8Active && cols % 16 === 0 && !cuda.fp8Bf16Layers.has('fc2');
-    const fp8Gemm = fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8, gelu && !residual) : undefined;
+    const tensorScaled = fp8 && cuda.fp8Rows(x).perTensor ? tensorScaledGemm(cuda, x, weight, bias, y, fusedResidual, gelu && !residual, geluToFp8) : undefined;
+    if (tensorScaled === 'e4m3') return y;
+    const fp8Gemm = tensorScaled ?? (fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x, true), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8, gelu && !residual) : undefined);
     const mode = fp8Gemm?.mode;
     // GELU already applied by the FP8 GEMM's epilogue (the fused mode took it).
     const geluDone = fp8Gemm?.gelu === true;
@@ -64,4 +70,30 @@ export const linearConfig: KernelConfig = {
 function fp8Role(cuda: CudaBackend, x: TensorInfo, inner: number, gelu: boolean): Fp8LayerRole {
   const source = cuda.fp8SourceOf(x, inner);
   return source === 'gelu' ? 'fc2' : source === 'norm' ? (gelu ? 'fc1' : 'qkv') : 'out';
+}
+
+/**
+ * The FP8 GEMM on a layer norm's static rows (per-tensor scale), with the weight's per-tensor copy: cuBLASLt's
+ * per-tensor mode, bias, GELU and residual in its epilogue. fc1 feeding an fp8 fc2 (`geluToFp8`, GELU in the
+ * epilogue) writes fc2's E4M3 rows itself, with the static scale of fp8GeluScales, and no T ('e4m3': the rows get
+ * that scale as per-row scales, for fc2's outer-vector GEMM). Else the mode as gemmFp8 answers it; undefined where
+ * cuBLASLt refused: the caller re-quantises x per row and takes gemmFp8.
+ */
+function tensorScaledGemm(cuda: CudaBackend, x: TensorInfo, weight: TensorInfo, bias: TensorInfo | undefined, y: TensorInfo, residual: DevicePtr | undefined, gelu: boolean, geluToFp8: boolean): 'e4m3' | { mode: Fp8GemmMode; gelu: boolean } | undefined {
+  const [rows, inner] = x.shape;
+  const cols = weight.shape[1];
+  const xRows = cuda.fp8Rows(x);
+  const w8 = cuda.fp8Weight(weight, 'tensor');
+  const biasPtr = bias && cuda.ptr(bias);
+  if (geluToFp8 && cuda.geluEpilogue) {
+    const scales = cuda.fp8GeluScales(weight, bias, xRows.scales); // [bound, scale, 1/scale]
+    const q = cuda.attachFp8(y, rows, cols, 'gelu');
+    if (cuda.gemmFp8Tensor(rows, inner, cols, xRows, w8, cuda.ptr(y), biasPtr, undefined, true, { data: q.data, scale: scales + 8 })) {
+      cuda.launch(fp8Source, 'fill_from', [], blocks(rows), [256, 1, 1], 0, 'ppi', q.scales, scales + 4, rows);
+      cuda.markStale(y);
+      return 'e4m3';
+    }
+  }
+  // GELU in the epilogue only where the storage path would take it (geluEpilogue); else the caller's kernel applies it.
+  return cuda.gemmFp8Tensor(rows, inner, cols, xRows, w8, cuda.ptr(y), biasPtr, residual, gelu && cuda.geluEpilogue);
 }
