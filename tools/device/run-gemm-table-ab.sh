@@ -9,7 +9,8 @@
 #      over two rounds (one process each).
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh packages/tfjs-backend-cuda/gpu-test/kernels.gpu.ts tools/bench/invariance/invariance-gpu.ts tools/bench/esm2/bench-esm2.ts tools/bench/dnabert/bench-dnabert.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-gemm-table-ab.sh
-# Knobs: PARTS (default "checks esm2 dnabert"), SEQUENCES (ESM-2, default 2000), DNABERT_SEQUENCES (default 32000).
+# Knobs: PARTS (default "checks esm2 dnabert"), PRECISIONS of the benchmarks (default "bf16 fp8"), SEQUENCES (ESM-2,
+# default 2000), DNABERT_SEQUENCES (default 32000).
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 status=0
@@ -23,7 +24,7 @@ if [[ " $parts " == *" checks "* ]]; then
   done
 fi
 if [[ " $parts " == *" esm2 "* ]]; then
-  for p in bf16 fp8; do
+  for p in ${PRECISIONS:-bf16 fp8}; do
     echo "== ESM-2 3B $p, tuned vs pinned (alternated, $(date -u +%T))"
     timeout -k 5 240 node .bundle/bench-esm2.mjs --backend cuda --precision "$p" --size 3B --length-sets 50:99:165 --budgets 32768 \
       --sequences "${SEQUENCES:-2000}" --variants tuned+epilogue,pinned+epilogue --rounds 2 > "$out/esm2-$p.json" 2> "$out/esm2-$p.err" || status=1
@@ -33,7 +34,7 @@ if [[ " $parts " == *" esm2 "* ]]; then
 fi
 if [[ " $parts " == *" dnabert "* ]]; then
   common=(--tokenizer test-data/dnabert/tokenizer.json --fasta test-data/lambda_virus.fa --tokenizer-sequences 0 --budgets 65536 --length-sets 150:300:500 --sequences "${DNABERT_SEQUENCES:-32000}")
-  for p in bf16 fp8; do
+  for p in ${PRECISIONS:-bf16 fp8}; do
     echo "== DNABERT-S $p, tuned vs pinned (alternated, $(date -u +%T))"
     for round in 1 2; do
       for algo in tuned pinned; do

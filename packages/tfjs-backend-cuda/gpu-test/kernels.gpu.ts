@@ -136,6 +136,32 @@ async function checkLinear(name: string, [n, i, o]: number[], x: Float32Array, w
     return { build: reference, tol: tolerance };
   });
 }
+/**
+ * fp8 with static scales: y = linear(layerNorm(x), W, b) (GELU: fc1, writing its E4M3 rows) against the cpu on the
+ * layer norm's output and W rounded to E4M3 with one scale each, and fc1's output rounded with its static scale
+ * (fp8-static-scales.ts), as far as describe().fp8.tensorGemms says the GEMM ran so.
+ */
+async function checkStaticLinear(name: string, [n, i, o]: number[], x: Float32Array, w: Float32Array, b: Float32Array | undefined, gelu: boolean): Promise<void> {
+  const g = random(i, 0.5, 1.5); const be = random(i, -0.2, 0.2);
+  const build = (round: { norm: number; weight: number; out?: number } | undefined) => () => {
+    const a = layerNorm(tf.tensor2d(x, [n, i]), tf.tensor1d(g), tf.tensor1d(be), 1e-5);
+    const a8 = round ? tf.tensor2d(e4m3RoundedWith(a.dataSync() as Float32Array, round.norm), [n, i]) : a;
+    const y = linear(a8, tf.tensor2d(round ? e4m3RoundedWith(w, round.weight) : w, [i, o]), b && tf.tensor1d(b), gelu ? { activation: 'gelu' } : {});
+    return round?.out ? tf.tensor2d(e4m3RoundedWith(y.dataSync() as Float32Array, round.out), [n, o]) : y;
+  };
+  await check(`${name} fp8`, build(undefined), tolerance, () => {
+    const ran = (cuda.describe().fp8?.tensorGemms ?? {})[`${n}:${i}:${o}:${b !== undefined}:false`];
+    if (!ran) return { build: build(undefined), tol: Number.NaN }; // not run with per-tensor scales: fails, saying so
+    const norm = layerNormFp8Bounds(g, be);
+    const weight = quantizeE4M3(w).scale;
+    const out = ran === 'tensor→e4m3' ? geluFp8OutputScale(columnL2Norms(w, i, o), b, i, weight, norm.l2) : undefined;
+    // fc1's output rounded to E4M3 on both sides from values apart by the tanh/erf GELU (see checkLinear): a value
+    // rounded one step apart differs by up to 2⁻³ of itself, and with a static scale the largest value need not sit
+    // at 448 (where per-row scales put it, and one step is 2⁻⁴·448 / 448 ≈ 0.07): one step of the largest is ≤ 0.125.
+    return { build: build({ norm: norm.scale, weight, out }), tol: out ? 0.13 : tolerance };
+  });
+}
+
 console.log(`backend ${backend}, precision ${precision}`);
 
 // Linear: bias, GELU epilogue, fused residual.
@@ -161,8 +187,10 @@ for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512]
     const n = 64;
     const x = random(n * key.inner); const w = random(key.inner * key.cols, -0.05, 0.05); const b = key.bias ? random(key.cols) : undefined;
     const before = cuda.tunedGemms.size;
-    await checkLinear(`linear ${n}×${key.inner}·${key.inner}×${key.cols}${key.bias ? ' +bias' : ''}${key.gelu ? ' gelu' : ''} (measured cuBLASLt configuration)`, [n, key.inner, key.cols], x, w, b,
-      key.gelu ? { activation: 'gelu' } : {});
+    const name = `linear ${n}×${key.inner}·${key.inner}×${key.cols}${key.bias ? ' +bias' : ''}${key.gelu ? ' gelu' : ''}${key.scales ? ` ${key.scales} scales` : ''}${key.fp8Out ? ' → e4m3' : ''} (measured cuBLASLt configuration)`;
+    // Per-tensor scales are taken on a layer norm's static rows only: the input comes through one.
+    if (key.scales === 'tensor') await checkStaticLinear(name, [n, key.inner, key.cols], x, w, b, key.gelu);
+    else await checkLinear(name, [n, key.inner, key.cols], x, w, b, key.gelu ? { activation: 'gelu' } : {});
     const pinned = cuda.tunedGemms.size > before;
     console.log(`${pinned ? 'ok  ' : 'FAIL'} ${key.inner}→${key.cols}: the measured configuration ${pinned ? 'is' : 'is NOT'} the pinned algorithm on ${arch}`);
     if (pinned) passed++; else failed++;

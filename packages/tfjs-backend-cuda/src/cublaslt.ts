@@ -298,10 +298,12 @@ export class CublasLt {
         };
       };
       const layouts = rowLayouts(shape.rows);
-      // The table's fp8 configurations were measured in the fused mode with outer-vector scales, fast accumulation
-      // and bf16 output.
-      const tuned: TunedLookup | undefined = mode === 'fused' && fastAccum && !tensorScales && !fp8Out
-        ? { key: { arch: this.arch, storage: 'fp8', inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu }, types: { a: CUDA_R_8F_E4M3, b: CUDA_R_8F_E4M3, c: type, d: type } }
+      // The table's fp8 configurations were measured in the fused mode with fast accumulation.
+      const tuned: TunedLookup | undefined = mode === 'fused' && fastAccum
+        ? {
+          key: { arch: this.arch, storage: 'fp8', inner: shape.inner, cols: shape.cols, bias: shape.bias, gelu, ...(tensorScales ? { scales: 'tensor' as const } : {}), ...(fp8Out ? { fp8Out } : {}) },
+          types: { a: CUDA_R_8F_E4M3, b: CUDA_R_8F_E4M3, c: type, d: fp8Out ? CUDA_R_8F_E4M3 : type },
+        }
         : undefined;
       const algo = this.chooseAlgo(weightKey, key, desc, a, layouts, rowLayouts, tuned);
       if (algo) plan = { desc, a, ...layouts, algo };

@@ -7,8 +7,10 @@
 // every configuration of the heuristic's algorithm ids timed at 16,384 rows, the best nine again at 16,384 and 32,768
 // rows; raw results in docs/benchmarks/data/cublaslt-tuning-*-h100-2026-11-26.jsonl. Kept only where the winner was
 // ≥ 1 % faster per row than the heuristic's first choice AND the models were faster with it (docs/benchmarks/cuda.md:
-// ESM-2 3B bf16 1.02–1.06×, DNABERT-S bf16 1.05–1.16×). fp8 has none: its winners (1.03–1.07× alone) gave ESM-2 3B
-// 0.99–1.03× and DNABERT-S 0.92–1.01× in the models, so the heuristic's choice stays. A configuration is valid on any
+// ESM-2 3B bf16 1.02–1.06×, DNABERT-S bf16 1.05–1.16×). fp8 with per-row scales has none: its winners (1.03–1.07×
+// alone) gave ESM-2 3B 0.99–1.03× and DNABERT-S 0.92–1.01× in the models, so the heuristic's choice stays. fp8 with
+// per-tensor scales (static scales: qkv, fc1 writing E4M3, DNABERT-S's gated; `tune-cublaslt fp8-tensor`, cuBLASLt
+// 13.1, 2026-11-26) won 1.08–1.20× alone, the model A/B in docs/benchmarks/cuda.md. A configuration is valid on any
 // sm_90 GPU (cuBLASLt checks it at every probe row count before it is pinned; if it refuses, the heuristic's choice
 // is pinned instead).
 import type { StorageType } from './precision.js';
@@ -24,8 +26,8 @@ export interface GemmAlgoConfig {
   cluster: number;
 }
 
-/** A GEMM as the backend plans it: `fp8` = FP8 inputs, outer-vector scales, fast accumulation, bf16 output (the mode
- * the tuner measures; no fp8 entry is kept today). */
+/** A GEMM as the backend plans it: `fp8` = FP8 inputs, fast accumulation, bf16 output, outer-vector scales or, with
+ * `scales: 'tensor'`, per-tensor scales (and with `fp8Out`, E4M3 output). */
 export interface TunedGemmKey {
   arch: string;
   storage: StorageType | 'fp8';
@@ -33,6 +35,8 @@ export interface TunedGemmKey {
   cols: number;
   bias: boolean;
   gelu: boolean;
+  scales?: 'tensor';
+  fp8Out?: boolean;
 }
 
 interface TunedGemm extends Omit<TunedGemmKey, 'arch'> {
@@ -47,6 +51,11 @@ const SM90: readonly TunedGemm[] = [
   { storage: 'bf16', inner: 768, cols: 2304, bias: true, gelu: false, config: { id: 66, tile: 407, stages: 35, swizzle: 0, custom: 1, innerShape: 0, cluster: 3 } }, // DNABERT-S qkv: 1.149×
   { storage: 'bf16', inner: 768, cols: 768, bias: true, gelu: false, config: { id: 66, tile: 407, stages: 35, swizzle: 0, custom: 1, innerShape: 0, cluster: 3 } }, // DNABERT-S out: 1.113×
   { storage: 'bf16', inner: 768, cols: 6144, bias: false, gelu: false, config: { id: 66, tile: 409, stages: 35, swizzle: 0, custom: 1, innerShape: 0, cluster: 3 } }, // DNABERT-S gated: 1.138×
+  // fp8, per-tensor scales (against the heuristic's first choice alone, 16,384 and 32,768 rows)
+  { storage: 'fp8', scales: 'tensor', inner: 2560, cols: 7680, bias: true, gelu: false, config: { id: 66, tile: 408, stages: 36, swizzle: 0, custom: 1, innerShape: 0, cluster: 3 } }, // ESM-2 3B qkv: 1.083×
+  { storage: 'fp8', scales: 'tensor', fp8Out: true, inner: 2560, cols: 10240, bias: true, gelu: true, config: { id: 66, tile: 408, stages: 36, swizzle: 0, custom: 1, innerShape: 0, cluster: 3 } }, // ESM-2 3B fc1 + GELU → E4M3: 1.131×
+  { storage: 'fp8', scales: 'tensor', inner: 768, cols: 2304, bias: true, gelu: false, config: { id: 66, tile: 29, stages: 36, swizzle: 0, custom: 1, innerShape: 0, cluster: 3 } }, // DNABERT-S qkv: 1.201×
+  { storage: 'fp8', scales: 'tensor', inner: 768, cols: 6144, bias: false, gelu: false, config: { id: 66, tile: 201, stages: 36, swizzle: 0, custom: 0, innerShape: 0, cluster: 5 } }, // DNABERT-S gated: 1.162×
 ];
 
 const TABLES: Readonly<Record<string, readonly TunedGemm[]>> = { sm_90: SM90 };
@@ -58,5 +67,6 @@ export function tunedGemmKeys(arch: string): TunedGemmKey[] {
 
 /** The measured configuration for this GEMM on this GPU architecture, if there is one. */
 export function tunedGemmConfig(key: TunedGemmKey): GemmAlgoConfig | undefined {
-  return TABLES[key.arch]?.find((t) => t.storage === key.storage && t.inner === key.inner && t.cols === key.cols && t.bias === key.bias && t.gelu === key.gelu)?.config;
+  return TABLES[key.arch]?.find((t) => t.storage === key.storage && t.inner === key.inner && t.cols === key.cols && t.bias === key.bias && t.gelu === key.gelu
+    && t.scales === key.scales && (t.fp8Out ?? false) === (key.fp8Out ?? false))?.config;
 }

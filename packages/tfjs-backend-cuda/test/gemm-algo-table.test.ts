@@ -11,6 +11,9 @@ describe('measured cuBLASLt configurations (gemm-algo-table)', () => {
     expect(tunedGemmConfig({ ...fc1, arch: 'sm_89' })).toBeUndefined();
     expect(tunedGemmConfig({ ...fc1, storage: 'f16' })).toBeUndefined();
     expect(tunedGemmConfig({ ...fc1, storage: 'fp8', gelu: false })).toBeUndefined(); // within 1 % of the heuristic: not kept
+    // fp8 with per-tensor scales writing E4M3 is a kernel of its own, as is the same GEMM writing bf16
+    expect(tunedGemmConfig({ ...fc1, storage: 'fp8', scales: 'tensor', fp8Out: true })).toMatchObject({ id: 66, tile: 408, stages: 36 });
+    expect(tunedGemmConfig({ ...fc1, storage: 'fp8', scales: 'tensor' })).toBeUndefined();
   });
 
   it('lists every key it can find, each once, and none for an architecture it has no measurements of', () => {

@@ -10,7 +10,9 @@
 // constant data runs tensor cores faster than real data (fewer bit flips), which would overstate every rate.
 //
 // Build and run on the GPU machine:
-//   nvcc -O2 -std=c++17 -o /tmp/tune-cublaslt tools/bench/gemm/tune-cublaslt.cu -lcublasLt && /tmp/tune-cublaslt [bf16|f16|fp8 ...]
+//   nvcc -O2 -std=c++17 -o /tmp/tune-cublaslt tools/bench/gemm/tune-cublaslt.cu -lcublasLt && /tmp/tune-cublaslt [bf16|f16|fp8|fp8-tensor ...]
+// fp8-tensor: the GEMMs whose input is a layer norm's rows (qkv, fc1, gated) as the backend runs them with static
+// scales: per-tensor scales, and fc1 (GELU) writing E4M3 with a D scale.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
@@ -82,9 +84,11 @@ struct Gemm {
   cublasLtHandle_t handle;
   cublasLtMatmulDesc_t desc;
   cublasLtMatrixLayout_t a;
-  std::map<int, std::pair<cublasLtMatrixLayout_t, cublasLtMatrixLayout_t>> rowLayouts; // rows → (b, d)
+  struct Layouts { cublasLtMatrixLayout_t b, c, d; };
+  std::map<int, Layouts> rowLayouts;
   void *x, *w, *y, *bias, *workspace;
   const float *beta;
+  void *d; // D: y, or a buffer of its own for E4M3 output (cuBLASLt refuses D over C when their types differ)
 };
 
 static const float ONE = 1, ZERO = 0;
@@ -92,14 +96,14 @@ static const float ONE = 1, ZERO = 0;
 static bool accepted(Gemm &g, cublasLtMatmulAlgo_t &algo, int rows) {
   cublasLtMatmulHeuristicResult_t check;
   auto &l = g.rowLayouts.at(rows);
-  return cublasLtMatmulAlgoCheck(g.handle, g.desc, g.a, l.first, l.second, l.second, &algo, &check) == CUBLAS_STATUS_SUCCESS && check.workspaceSize <= WORKSPACE;
+  return cublasLtMatmulAlgoCheck(g.handle, g.desc, g.a, l.b, l.c, l.d, &algo, &check) == CUBLAS_STATUS_SUCCESS && check.workspaceSize <= WORKSPACE;
 }
 
 /** Milliseconds per call over `reps` calls (after one warm-up), or -1 when cuBLASLt refuses it. */
 static double time(Gemm &g, cublasLtMatmulAlgo_t &algo, int rows, int reps, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop) {
   auto &l = g.rowLayouts.at(rows);
   auto launch = [&]() {
-    return cublasLtMatmul(g.handle, g.desc, &ONE, g.w, g.a, g.x, l.first, g.beta, g.y, l.second, g.y, l.second, &algo, g.workspace, WORKSPACE, stream);
+    return cublasLtMatmul(g.handle, g.desc, &ONE, g.w, g.a, g.x, l.b, g.beta, g.y, l.c, g.d, l.d, &algo, g.workspace, WORKSPACE, stream);
   };
   if (launch() != CUBLAS_STATUS_SUCCESS) return -1;
   CHECK_CUDA(cudaEventRecord(start, stream));
@@ -118,11 +122,12 @@ int main(int argc, char **argv) {
   cublasLtHandle_t handle;
   CHECK_LT(cublasLtCreate(&handle));
   const size_t maxRows = 32768, maxInner = 10240, maxCols = 10240;
-  void *x, *w, *y, *bias, *workspace, *xScales, *wScales;
+  void *x, *w, *y, *y8, *bias, *workspace, *xScales, *wScales;
   CHECK_CUDA(cudaMalloc(&workspace, WORKSPACE));
   CHECK_CUDA(cudaMalloc(&x, maxRows * maxInner * 2));
   CHECK_CUDA(cudaMalloc(&w, maxInner * maxCols * 2));
   CHECK_CUDA(cudaMalloc(&y, maxRows * maxCols * 2));
+  CHECK_CUDA(cudaMalloc(&y8, maxRows * maxCols));
   CHECK_CUDA(cudaMalloc(&bias, maxCols * 2));
   CHECK_CUDA(cudaMalloc(&xScales, maxRows * 4));
   CHECK_CUDA(cudaMalloc(&wScales, maxCols * 4));
@@ -133,7 +138,8 @@ int main(int argc, char **argv) {
   CHECK_CUDA(cudaEventCreate(&stop));
 
   for (const std::string &storage : storages) {
-    const bool fp8 = storage == "fp8";
+    const bool tensorScales = storage == "fp8-tensor";
+    const bool fp8 = storage == "fp8" || tensorScales;
     const cudaDataType_t outType = storage == "f16" ? CUDA_R_16F : CUDA_R_16BF;
     const cudaDataType_t inType = fp8 ? CUDA_R_8F_E4M3 : outType;
     const int kind = fp8 ? 2 : storage == "f16" ? 1 : 0;
@@ -145,16 +151,22 @@ int main(int argc, char **argv) {
     CHECK_CUDA(cudaMemset(y, 0, maxRows * maxCols * 2));
     CHECK_CUDA(cudaDeviceSynchronize());
     for (const Shape &s : SHAPES) {
-      Gemm g{handle, nullptr, nullptr, {}, x, w, y, bias, workspace, s.residual ? &ONE : &ZERO};
+      const std::string name = s.name;
+      if (tensorScales && name.find("qkv") == std::string::npos && name.find("fc1") == std::string::npos && name.find("gated") == std::string::npos) continue;
+      if (getenv("ONLY") && name.find(getenv("ONLY")) == std::string::npos) continue; // e.g. ONLY=fc1
+      const bool fp8Out = tensorScales && s.gelu;
+      const cudaDataType_t dType = fp8Out ? CUDA_R_8F_E4M3 : outType;
+      Gemm g{handle, nullptr, nullptr, {}, x, w, y, bias, workspace, s.residual ? &ONE : &ZERO, fp8Out ? y8 : y};
       CHECK_LT(cublasLtMatmulDescCreate(&g.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
       // Column-major terms: Yᵀ (cols × rows) = op(A)·Xᵀ. bf16/f16: A = W [inner, cols] row-major = cols × inner, ld
       // cols, no transpose. FP8: W [cols, inner] row-major (K-major, as FP8 requires) = inner × cols, transposed.
       cublasOperation_t opA = fp8 ? CUBLAS_OP_T : CUBLAS_OP_N, opB = CUBLAS_OP_N;
       CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof opA));
       CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof opB));
-      // FP8's GELU (fc1) is applied by the kernel that quantises fc2's input, so its GEMM has only the bias.
-      cublasLtEpilogue_t epilogue = s.gelu && !fp8 ? (s.bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU)
-                                                   : s.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+      // fp8 with per-row scales: fc1's GELU as it was measured (by the kernel that quantises fc2's input; the backend
+      // now takes it in the epilogue too); per-tensor: in the epilogue, before the E4M3 output.
+      cublasLtEpilogue_t epilogue = s.gelu && (!fp8 || tensorScales) ? (s.bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU)
+                                                                      : s.bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
       CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
       if (s.bias) {
         CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
@@ -163,19 +175,22 @@ int main(int argc, char **argv) {
       if (fp8) {
         int8_t fast = 1;
         CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast));
-        cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
+        cublasLtMatmulMatrixScale_t mode = tensorScales ? CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F : CUBLASLT_MATMUL_MATRIX_SCALE_OUTER_VEC_32F;
         CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &mode, sizeof mode));
         CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &mode, sizeof mode));
         CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wScales, sizeof wScales));
         CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &xScales, sizeof xScales));
+        if (fp8Out) CHECK_LT(cublasLtMatmulDescSetAttribute(g.desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &wScales, sizeof wScales));
       }
       if (fp8) CHECK_LT(cublasLtMatrixLayoutCreate(&g.a, inType, s.inner, s.cols, s.inner));
       else CHECK_LT(cublasLtMatrixLayoutCreate(&g.a, inType, s.cols, s.inner, s.cols));
       for (int rows : PROBE_ROWS) {
-        cublasLtMatrixLayout_t b, d;
+        cublasLtMatrixLayout_t b, c, d;
         CHECK_LT(cublasLtMatrixLayoutCreate(&b, inType, s.inner, rows, s.inner));
-        CHECK_LT(cublasLtMatrixLayoutCreate(&d, outType, s.cols, rows, s.cols));
-        g.rowLayouts[rows] = {b, d};
+        CHECK_LT(cublasLtMatrixLayoutCreate(&c, outType, s.cols, rows, s.cols));
+        if (fp8Out) CHECK_LT(cublasLtMatrixLayoutCreate(&d, dType, s.cols, rows, s.cols));
+        else d = c;
+        g.rowLayouts[rows] = {b, c, d};
       }
       // Candidates: the best-fit list at 16,384 rows (its first entry, split-K off, is what the backend pinned
       // before), then every configuration listed for those algorithm ids.
@@ -186,7 +201,7 @@ int main(int argc, char **argv) {
       auto &pin = g.rowLayouts.at(16384);
       std::vector<cublasLtMatmulHeuristicResult_t> best(32);
       int returned = 0;
-      CHECK_LT(cublasLtMatmulAlgoGetHeuristic(handle, g.desc, g.a, pin.first, pin.second, pin.second, pref, 32, best.data(), &returned));
+      CHECK_LT(cublasLtMatmulAlgoGetHeuristic(handle, g.desc, g.a, pin.b, pin.c, pin.d, pref, 32, best.data(), &returned));
       std::vector<cublasLtMatmulAlgo_t> candidates;
       std::vector<std::string> seen;
       std::vector<int> ids;
@@ -211,7 +226,7 @@ int main(int argc, char **argv) {
       // each custom option, swizzling where supported, every cluster shape (the heuristic lists only a few).
       for (int id : ids) {
         cublasLtMatmulAlgo_t algo;
-        if (cublasLtMatmulAlgoInit(handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, inType, inType, outType, outType, id, &algo) != CUBLAS_STATUS_SUCCESS) continue;
+        if (cublasLtMatmulAlgoInit(handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, inType, inType, outType, dType, id, &algo) != CUBLAS_STATUS_SUCCESS) continue;
         size_t written = 0;
         std::vector<uint32_t> tiles(CUBLASLT_MATMUL_TILE_END), stages(CUBLASLT_MATMUL_STAGES_END);
         cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, tiles.data(), tiles.size() * 4, &written);
@@ -258,13 +273,17 @@ int main(int argc, char **argv) {
       auto perRow = [&](size_t f) { return ms[f][0] / ROWS[0] + ms[f][1] / ROWS[1]; };
       for (size_t f = 1; f < finalists.size(); f++) if (perRow(f) < perRow(win)) win = f;
       auto tflops = [&](size_t f, int r) { return 2.0 * ROWS[r] * s.inner * s.cols / (ms[f][r] * 1e-3) / 1e12; };
-      printf("{\"storage\":\"%s\",\"shape\":\"%s\",\"inner\":%d,\"cols\":%d,\"bias\":%s,\"gelu\":%s,\"residual\":%s,\"candidates\":%zu,\"fromHeuristic\":%zu,"
+      printf("{\"storage\":\"%s\",\"out\":\"%s\",\"shape\":\"%s\",\"inner\":%d,\"cols\":%d,\"bias\":%s,\"gelu\":%s,\"residual\":%s,\"candidates\":%zu,\"fromHeuristic\":%zu,"
              "\"firstTflops\":[%.1f,%.1f],\"bestTflops\":[%.1f,%.1f],\"gain\":%.3f,\"first\":%s,\"best\":%s}\n",
-             storage.c_str(), s.name, s.inner, s.cols, s.bias ? "true" : "false", s.gelu && !fp8 ? "true" : "false", s.residual ? "true" : "false",
+             storage.c_str(), fp8Out ? "e4m3" : "storage", s.name, s.inner, s.cols, s.bias ? "true" : "false", s.gelu && (!fp8 || tensorScales) ? "true" : "false", s.residual ? "true" : "false",
              candidates.size(), fromHeuristic, tflops(0, 0), tflops(0, 1), tflops(win, 0), tflops(win, 1), perRow(0) / perRow(win),
              firstKey.empty() ? "null" : firstKey.c_str(), seen.empty() ? "null" : seen[finalists[win]].c_str());
       fflush(stdout);
-      for (auto &l : g.rowLayouts) { cublasLtMatrixLayoutDestroy(l.second.first); cublasLtMatrixLayoutDestroy(l.second.second); }
+      for (auto &l : g.rowLayouts) {
+        cublasLtMatrixLayoutDestroy(l.second.b);
+        if (l.second.d != l.second.c) cublasLtMatrixLayoutDestroy(l.second.d);
+        cublasLtMatrixLayoutDestroy(l.second.c);
+      }
       cublasLtMatrixLayoutDestroy(g.a);
       cublasLtMatmulDescDestroy(g.desc);
     }
