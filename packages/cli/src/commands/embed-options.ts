@@ -19,7 +19,7 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('input', { type: 'string', demandOption: true, describe: texts.input })
     .option('output', { alias: 'o', type: 'string', demandOption: true, describe: texts.output })
     .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
-    .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: ~1.4× bf16 on an H100 (fast FP8 sums, as TransformerEngine runs inference; VIRNUCPRO_FP8_FAST_ACCUM=0: sums promoted to fp32, ~1.2×) but less accurate (mean-embedding cosine to fp32 ≥ 0.993 vs bf16 ≥ 0.9999), see docs/usage.md' })
+    .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: ~1.6× bf16 and ~2× compiled PyTorch fp16 on ESM-2 3B on an H100 (static scales from the weights, fast FP8 sums as TransformerEngine runs inference) but less accurate (mean-embedding cosine to fp32 ≥ 0.994 vs bf16 ≥ 0.9999), see docs/usage.md' })
     .option('threads', { type: 'number', describe: 'CPU threads for the model on the onednn backend (its GEMMs and every kernel between them) [default: every core]' })
     .option('token-budget', { type: 'number', describe: `${texts.tokenBudget} [default: as predict's, from the backend: 16384 on cuda, 4096 elsewhere]` })
     .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
