@@ -82,9 +82,10 @@ export interface TensorData {
   /** fp8: the same with one scale (for GEMMs with per-tensor scales). */
   fp8WeightTensor?: Fp8Operand & { cols: number };
   /** fp8, a layer norm's gamma: its output's static scale and 2-norm bound (layer_norm_fp8_bounds), with beta's id. */
-  fp8NormBounds?: { beta: DataId; ptr: DevicePtr };
-  /** fp8, fc1's weight: [bound, scale, 1/scale] of its GELU output in E4M3, for the input bounds and bias in `key`. */
-  fp8GeluScales?: { key: string; ptr: DevicePtr };
+  fp8NormBounds?: { beta: DataId; ptr: DevicePtr; serial: number };
+  /** fp8, fc1's weight: [bound, scale, 1/scale] of its GELU output in E4M3, for the input bounds (by their serial:
+   * an address can be reused) and the bias they were made for. */
+  fp8GeluScales?: { boundsSerial: number; bias: DataId | undefined; ptr: DevicePtr };
 }
 
 const WORKSPACE_BYTES = 64 * 2 ** 20;
@@ -146,6 +147,9 @@ export class CudaBackend extends KernelBackend {
   /** fp8: shapes run with per-tensor scales (describe's tensorGemms), and those cuBLASLt refused so (asked once). */
   private readonly fp8TensorGemms = new Map<string, 'tensor' | 'tensor→e4m3'>();
   private readonly fp8TensorRefused = new Set<string>();
+  /** fp8: the serial of each layer norm's bounds buffer now at an address (fp8NormBounds), for fp8GeluScales' cache. */
+  private readonly fp8BoundsSerials = new Map<DevicePtr, number>();
+  private fp8BoundsMade = 0;
 
   constructor(options: CudaBackendOptions = {}) {
     super();
@@ -353,7 +357,9 @@ export class CudaBackend extends KernelBackend {
     if (d.fp8NormBounds) this.allocator.release(d.fp8NormBounds.ptr);
     const ptr = this.allocator.alloc(16);
     this.launch(fp8Source, 'layer_norm_fp8_bounds', [], [1, 1, 1], [256, 1, 1], 0, 'ppip', this.ptr(gamma), this.ptr(beta), gamma.shape[0], ptr);
-    d.fp8NormBounds = { beta: beta.dataId, ptr };
+    const serial = ++this.fp8BoundsMade;
+    this.fp8BoundsSerials.set(ptr, serial);
+    d.fp8NormBounds = { beta: beta.dataId, ptr, serial };
     return ptr;
   }
 
@@ -361,8 +367,9 @@ export class CudaBackend extends KernelBackend {
    * (fp8NormBounds) and W read with its per-tensor scale (geluFp8OutputScale), made once per weight and input. */
   fp8GeluScales(weight: TensorInfo, bias: TensorInfo | undefined, inputBounds: DevicePtr): DevicePtr {
     const d = this.tensorData(weight.dataId);
-    const key = `${inputBounds}:${bias ? this.ptr(bias) : 0}`;
-    if (d.fp8GeluScales?.key === key) return d.fp8GeluScales.ptr;
+    const boundsSerial = this.fp8BoundsSerials.get(inputBounds) ?? 0;
+    const kept = d.fp8GeluScales;
+    if (kept && kept.boundsSerial === boundsSerial && kept.bias === bias?.dataId) return kept.ptr;
     if (d.fp8GeluScales) this.allocator.release(d.fp8GeluScales.ptr);
     const [inner, cols] = weight.shape;
     const w8 = this.fp8Weight(weight, 'tensor');
@@ -372,7 +379,7 @@ export class CudaBackend extends KernelBackend {
     this.launch(fp8Source, 'max_of', [], [1, 1, 1], [256, 1, 1], 0, 'pip', bounds, cols, ptr);
     this.launch(fp8Source, 'gelu_fp8_output_scales', [], [1, 1, 1], [1, 1, 1], 0, 'p', ptr);
     this.allocator.release(bounds);
-    d.fp8GeluScales = { key, ptr };
+    d.fp8GeluScales = { boundsSerial, bias: bias?.dataId, ptr };
     return ptr;
   }
 
