@@ -1,35 +1,7 @@
 #!/usr/bin/env bash
 # fp8 with static scales (a layer norm's rows and fc1's GELU output scaled from the weights alone; qkv and fc1 in
 # cuBLASLt's per-tensor mode, fc1 writing fc2's E4M3 rows itself: src/fp8-static-scales.ts) against per-row scales
-# (VIRNUCPRO_FP8_STATIC_SCALES=0), in one device call:
-#   1. the fp8 kernel suite and fp8 batch invariance (models, full widths) with static scales;
-#   2. ESM-2 3B fp8 on 52/101/167 tokens at a 32K budget and DNABERT-S fp8 on 150/500-bp windows of phage lambda at
-#      64K (2 batches in flight, as the tools run), one process per setting, alternated over two rounds, with a
-#      kernel profile of ESM-2's 16K-token batch in round 1;
-#   3. the whole fp8 model's mean-embedding cosine to fp32 (fp8-accuracy-esm2 --variants 1) with and without.
+# (VIRNUCPRO_FP8_STATIC_SCALES=0), ESM-2 3B and DNABERT-S, in one device call (run-fp8-env-ab.sh says what it runs).
 # Here:  NO_DAWN=1 bash tools/device/bundle.sh packages/tfjs-backend-cuda/gpu-test/kernels.gpu.ts tools/bench/invariance/invariance-gpu.ts tools/bench/esm2/bench-esm2.ts tools/bench/dnabert/bench-dnabert.ts tools/bench/esm2/fp8-accuracy-esm2.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-static-scales-ab.sh
-set -uo pipefail
-source "$(dirname "$0")/preamble.sh"
-status=0
-timeout -k 5 240 node .bundle/kernels.gpu.mjs --precision fp8 > "$out/kernels-fp8.txt" 2>&1 || status=1 &
-timeout -k 5 240 node .bundle/invariance-gpu.mjs --precision fp8 --parts models,full > "$out/invariance-fp8.txt" 2>&1 || status=1 &
-wait
-for f in kernels-fp8 invariance-fp8; do echo "== $f"; grep -h 'passed\|^FAIL\|static\|chain' "$out/$f.txt" | cut -c1-260 | tail -12; done
-dnabert=(--tokenizer test-data/dnabert/tokenizer.json --fasta test-data/lambda_virus.fa --tokenizer-sequences 0 --budgets 65536 --length-sets 150:500 --sequences "${DNABERT_SEQUENCES:-32000}")
-for round in 1 2; do
-  for s in 1 0; do
-    profile=(); [ "$round" = 1 ] && profile=(--profile)
-    VIRNUCPRO_FP8_STATIC_SCALES=$s timeout -k 5 150 node .bundle/bench-esm2.mjs --backend cuda --precision fp8 --size 3B --length-sets 50:99:165 --budgets 32768 \
-      --sequences "${SEQUENCES:-3000}" "${profile[@]}" > "$out/esm2-fp8-static$s-round$round.json" 2> "$out/esm2-fp8-static$s-round$round.err"
-    grep -o '"residues":\[[0-9]*\]\|"tokensPerSecond":[0-9]*' "$out/esm2-fp8-static$s-round$round.err" | paste -sd' ' | sed "s/^/ESM-2 3B, round $round, VIRNUCPRO_FP8_STATIC_SCALES=$s: /"
-    VIRNUCPRO_FP8_STATIC_SCALES=$s timeout -k 5 120 node .bundle/bench-dnabert.mjs --backend cuda --precision fp8 "${dnabert[@]}" 2>&1 >/dev/null \
-      | grep -o '"basePairs":\[[0-9]*\]\|"tokensPerSecond":[0-9]*' | paste -sd' ' | sed "s/^/DNABERT-S, round $round, VIRNUCPRO_FP8_STATIC_SCALES=$s: /"
-  done
-done
-for s in 1 0; do
-  VIRNUCPRO_FP8_STATIC_SCALES=$s timeout -k 5 200 node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48 --variants 1 > "$out/accuracy-static$s.json" 2>/dev/null
-  echo "accuracy, VIRNUCPRO_FP8_STATIC_SCALES=$s: $(grep -o '"byLength":\[[^]]*\]\|"aloneVsBatchMaxAbsDiff":[0-9.e-]*' "$out/accuracy-static$s.json" | tr -d '\n' | cut -c1-600)"
-done
-echo "done $(date -u +%T)"
-exit $status
+DNABERT=1 exec bash "$(dirname "$0")/run-fp8-env-ab.sh" VIRNUCPRO_FP8_STATIC_SCALES
