@@ -7,6 +7,7 @@ import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
 import { quantizeRowsLaunch } from './fp8-quantize-rows.js';
+import { attentionOutputMargin, geluNegativeBound } from './fp8-static-scales.js';
 import { attentionMinBlocks } from './attention-min-blocks.js';
 import { hostTrace } from './host-trace.js';
 import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
@@ -43,6 +44,8 @@ export interface CudaBackendDescription {
     bf16Layers: Fp8LayerRole[];
     /** Whether a layer norm's rows take static per-tensor scales (CudaBackend.fp8StaticScales). */
     staticScales: boolean;
+    /** Whether packed attention writes `out`'s E4M3 input with a static scale (CudaBackend.fp8StaticAttention). */
+    staticAttention: boolean;
     /** GEMM shapes run with per-tensor scales: `tensor` (storage-typed output) or `tensor→e4m3` (fc1 writing fc2's
      * input); a shape that cuBLASLt refused there ran as in `gemms`. */
     tensorGemms: Record<string, 'tensor' | 'tensor→e4m3'>;
@@ -60,8 +63,8 @@ export const fp8LayerRoles: readonly Fp8LayerRole[] = ['qkv', 'out', 'fc1', 'fc2
 /** A tensor's rows as E4M3 bytes with one scale per row, written by the kernel that produced the tensor. */
 export interface Fp8Rows extends Fp8Operand {
   cols: number;
-  /** The kernel that wrote them: a layer norm, fc1's GELU epilogue, or a quantisation pass of its own. */
-  source: 'norm' | 'gelu' | 'pass';
+  /** The kernel that wrote them: a layer norm, fc1's GELU epilogue, packed attention, or a quantisation pass of its own. */
+  source: 'norm' | 'gelu' | 'attention' | 'pass';
   /** One static scale for all rows (fp8-static-scales.ts) at `scales`, owned by the weights it derives from. */
   perTensor?: boolean;
 }
@@ -83,10 +86,16 @@ export interface TensorData {
   fp8WeightTensor?: Fp8Operand & { cols: number };
   /** fp8, a layer norm's gamma: its output's static scale and 2-norm bound (layer_norm_fp8_bounds), with beta's id. */
   fp8NormBounds?: { beta: DataId; ptr: DevicePtr; serial: number };
-  /** fp8, fc1's weight: [bound, scale, 1/scale] of its GELU output in E4M3, for the input bounds (by their serial:
-   * an address can be reused) and the bias they were made for. */
-  fp8GeluScales?: { boundsSerial: number; bias: DataId | undefined; ptr: DevicePtr };
+  /** fp8, a weight: [bound, scale, 1/scale] of an output written as E4M3 (Fp8OutputUse), for the input bounds (by
+   * their serial: an address can be reused) and the bias they were made for. */
+  fp8OutputScales?: Partial<Record<Fp8OutputUse, { boundsSerial: number; bias: DataId | undefined; ptr: DevicePtr }>>;
+  /** fp8, a linear layer's output on static rows: what a static bound of its columns derives from (fp8OutputScales). */
+  fp8StaticProducer?: { weight: TensorInfo; bias: TensorInfo | undefined; inputBounds: DevicePtr };
 }
+
+/** What a static E4M3 output scale is for: fc1's GELU output (`gelu`), or packed attention's output from the qkv
+ * layer's value columns (`attention`), see fp8-static-scales.ts. */
+export type Fp8OutputUse = 'gelu' | 'attention';
 
 const WORKSPACE_BYTES = 64 * 2 ** 20;
 const THREADS = 256;
@@ -136,6 +145,12 @@ export class CudaBackend extends KernelBackend {
    * fc1's output. Where cuBLASLt refuses a shape so, that GEMM takes per-row scales as before.
    * $VIRNUCPRO_FP8_STATIC_SCALES=0: per-row scales everywhere (the A/B; tools may change it). */
   fp8StaticScales: boolean;
+  /** fp8 with static scales: packed attention writes its output as E4M3 with a static scale from the qkv layer's
+   * value columns (attentionFp8OutputScale), and no T: no quantisation pass over the attention output. `out` keeps
+   * its outer-vector GEMM (per-channel weight scales; the static scale as every row's): cuBLASLt 13.1 refused its
+   * per-tensor mode with the residual as a C apart from D (H100, 2026-11-26). $VIRNUCPRO_FP8_STATIC_ATTENTION=0: T
+   * and a row pass, as before (the A/B). */
+  fp8StaticAttention: boolean;
   /** Blocks per SM the tensor-core attention kernel is compiled for (attention-min-blocks.ts: 5 on sm_90, the
    * compiler's choice, 0, elsewhere; $VIRNUCPRO_ATTENTION_MIN_BLOCKS for the A/B; tools may change it). */
   attentionMinBlocks: number;
@@ -147,7 +162,7 @@ export class CudaBackend extends KernelBackend {
   /** fp8: shapes run with per-tensor scales (describe's tensorGemms), and those cuBLASLt refused so (asked once). */
   private readonly fp8TensorGemms = new Map<string, 'tensor' | 'tensor→e4m3'>();
   private readonly fp8TensorRefused = new Set<string>();
-  /** fp8: the serial of each layer norm's bounds buffer now at an address (fp8NormBounds), for fp8GeluScales' cache. */
+  /** fp8: the serial of each layer norm's bounds buffer now at an address (fp8NormBounds), for fp8OutputScales' cache. */
   private readonly fp8BoundsSerials = new Map<DevicePtr, number>();
   private fp8BoundsMade = 0;
 
@@ -177,6 +192,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8RowsInRegisters = process.env.VIRNUCPRO_FP8_ROWS_IN_REGISTERS !== '0';
     this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
     this.fp8StaticScales = process.env.VIRNUCPRO_FP8_STATIC_SCALES !== '0';
+    this.fp8StaticAttention = process.env.VIRNUCPRO_FP8_STATIC_ATTENTION !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.attentionMinBlocks = attentionMinBlocks(this.device.arch);
@@ -363,24 +379,42 @@ export class CudaBackend extends KernelBackend {
     return ptr;
   }
 
-  /** fp8: [bound, scale, 1/scale] of GELU(x·W + b) written as E4M3, for x's rows bounded by `inputBounds`
-   * (fp8NormBounds) and W read with its per-tensor scale (geluFp8OutputScale), made once per weight and input. */
-  fp8GeluScales(weight: TensorInfo, bias: TensorInfo | undefined, inputBounds: DevicePtr): DevicePtr {
+  /** fp8: [bound, scale, 1/scale] of a static E4M3 output scale from the weight W, the bias b and the bounds of
+   * the input rows (fp8NormBounds), W read with its per-tensor scale: `gelu`, GELU(x·W + b) (geluFp8OutputScale);
+   * `attention`, packed attention on [q | k | v] = x·W + b (attentionFp8OutputScale). Made once per weight and input. */
+  fp8OutputScales(weight: TensorInfo, bias: TensorInfo | undefined, inputBounds: DevicePtr, use: Fp8OutputUse): DevicePtr {
     const d = this.tensorData(weight.dataId);
     const boundsSerial = this.fp8BoundsSerials.get(inputBounds) ?? 0;
-    const kept = d.fp8GeluScales;
+    const kept = d.fp8OutputScales?.[use];
     if (kept && kept.boundsSerial === boundsSerial && kept.bias === bias?.dataId) return kept.ptr;
-    if (d.fp8GeluScales) this.allocator.release(d.fp8GeluScales.ptr);
+    if (kept) this.allocator.release(kept.ptr);
     const [inner, cols] = weight.shape;
     const w8 = this.fp8Weight(weight, 'tensor');
     const bounds = this.allocator.alloc(Math.max(16, cols * 4));
     const ptr = this.allocator.alloc(16);
-    this.launch(fp8Source, 'gelu_fp8_column_bounds', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'pppppii', this.ptr(weight), bias ? this.ptr(bias) : 0, w8.scales, inputBounds, bounds, inner, cols);
-    this.launch(fp8Source, 'max_of', [], [1, 1, 1], [256, 1, 1], 0, 'pip', bounds, cols, ptr);
-    this.launch(fp8Source, 'gelu_fp8_output_scales', [], [1, 1, 1], [1, 1, 1], 0, 'p', ptr);
+    this.launch(fp8Source, 'linear_fp8_column_bounds', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'pppppii', this.ptr(weight), bias ? this.ptr(bias) : 0, w8.scales, inputBounds, bounds, inner, cols);
+    // The attention output's bound: the largest of the value columns, qkv's last third.
+    const [first, count] = use === 'attention' ? [(2 * cols) / 3, cols / 3] : [0, cols];
+    this.launch(fp8Source, 'max_of', [], [1, 1, 1], [256, 1, 1], 0, 'pip', bounds + first * 4, count, ptr);
+    const [factor, floor] = use === 'attention' ? [attentionOutputMargin, 0] : [1, geluNegativeBound];
+    this.launch(fp8Source, 'fp8_output_scales', [], [1, 1, 1], [1, 1, 1], 0, 'pff', ptr, factor, floor);
     this.allocator.release(bounds);
-    d.fp8GeluScales = { boundsSerial, bias: bias?.dataId, ptr };
+    d.fp8OutputScales = { ...d.fp8OutputScales, [use]: { boundsSerial, bias: bias?.dataId, ptr } };
     return ptr;
+  }
+
+  /** fp8: records that a linear layer on static rows made `output`, so that a later kernel (packed attention) can
+   * take a static scale of it (fp8OutputScales). */
+  setFp8StaticProducer(output: TensorInfo, weight: TensorInfo, bias: TensorInfo | undefined, inputBounds: DevicePtr): void {
+    this.tensorData(output.dataId).fp8StaticProducer = { weight, bias, inputBounds };
+  }
+
+  /** fp8: the static scales ([bound, scale, 1/scale]) of packed attention's output on `qkv`, where a linear layer on
+   * static rows made qkv; else undefined (the attention output then gets a quantisation pass of its own). */
+  fp8AttentionScales(qkv: TensorInfo): DevicePtr | undefined {
+    const producer = this.tensorData(qkv.dataId).fp8StaticProducer;
+    if (!producer || !this.fp8StaticAttention || producer.weight.shape[1] % 3 !== 0) return undefined;
+    return this.fp8OutputScales(producer.weight, producer.bias, producer.inputBounds, 'attention');
   }
 
   /** How GEMM algorithms are chosen (see GemmAlgoChoice); benchmarks switch it at run time for the A/B. */
@@ -500,7 +534,7 @@ export class CudaBackend extends KernelBackend {
     if (d.fp8Weight) this.releaseFp8(d.fp8Weight);
     if (d.fp8WeightTensor) this.releaseFp8(d.fp8WeightTensor);
     if (d.fp8NormBounds) this.allocator.release(d.fp8NormBounds.ptr);
-    if (d.fp8GeluScales) this.allocator.release(d.fp8GeluScales.ptr);
+    for (const kept of Object.values(d.fp8OutputScales ?? {})) this.allocator.release(kept.ptr);
     this.data.delete(dataId);
     return true;
   }
@@ -654,7 +688,7 @@ export class CudaBackend extends KernelBackend {
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
       ...(this.precision === 'fp8'
-        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
         : {}),
     };
   }

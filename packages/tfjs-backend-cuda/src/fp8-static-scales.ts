@@ -54,16 +54,39 @@ export function columnL2Norms(w: ArrayLike<number>, inner: number, cols: number)
 }
 
 /**
- * The per-tensor dequantisation scale of GELU(x·W + b) written as E4M3 by the FP8 GEMM, where x's rows are bounded
- * by `inputL2` (layerNormFp8Bounds) and W is read as quantised with the per-tensor scale `weightScale`:
- * |(x·W)_c| ≤ ‖x‖₂·‖W[:, c]‖₂ with ‖W[:, c]‖₂ grown by E4M3's rounding, and |GELU(v)| ≤ max(v, 0.17).
+ * A bound of |(x·W)_c + b_c| over the columns c in [first, first + count), where x's rows are bounded by `inputL2`
+ * (layerNormFp8Bounds) and W is read as quantised with the per-tensor scale `weightScale`: Cauchy–Schwarz with
+ * ‖W[:, c]‖₂ grown by E4M3's rounding.
  */
-export function geluFp8OutputScale(norms: ArrayLike<number>, bias: ArrayLike<number> | undefined, inner: number, weightScale: number, inputL2: number): number {
+export function linearOutputBound(norms: ArrayLike<number>, bias: ArrayLike<number> | undefined, inner: number, weightScale: number, inputL2: number, first = 0, count = norms.length - first): number {
   const subnormal = f(f(f(Math.sqrt(inner)) * e4m3SubnormalHalfStep) * weightScale);
   let bound = 0;
-  for (let c = 0; c < norms.length; c++) {
+  for (let c = first; c < first + count; c++) {
     const norm = f(f(f(1 + e4m3RelativeStep) * norms[c]) + subnormal);
     bound = Math.max(bound, f(f(norm * inputL2) + (bias ? Math.abs(bias[c]) : 0)));
   }
-  return e4m3Scale(Math.max(bound, f(geluNegativeBound)));
+  return bound;
+}
+
+/**
+ * The per-tensor dequantisation scale of GELU(x·W + b) written as E4M3 by the FP8 GEMM (fc1), x and W as in
+ * linearOutputBound: |GELU(v)| ≤ max(v, 0.17).
+ */
+export function geluFp8OutputScale(norms: ArrayLike<number>, bias: ArrayLike<number> | undefined, inner: number, weightScale: number, inputL2: number): number {
+  return e4m3Scale(Math.max(linearOutputBound(norms, bias, inner, weightScale, inputL2), f(geluNegativeBound)));
+}
+
+/** How far attention's output may exceed its values' bound: v and the probabilities are stored in bf16 (2⁻⁸ each at
+ * most, rounding to nearest) and the fp32 arithmetic rounds too; 2⁻⁶ covers all of it. */
+export const attentionOutputMargin = 1 + 2 ** -6;
+
+/**
+ * The per-tensor dequantisation scale of packed attention's output written as E4M3, from the qkv layer that made
+ * its input [q | k | v] (norms, bias of all 3·d columns; x and W as in linearOutputBound). Each output of a head is
+ * Σ_j p_j·v_j with p_j ≥ 0 and Σ p_j = 1, so it is bounded by the largest |v| of its column: the bound of qkv's
+ * last third, with attentionOutputMargin for the roundings.
+ */
+export function attentionFp8OutputScale(norms: ArrayLike<number>, bias: ArrayLike<number> | undefined, inner: number, weightScale: number, inputL2: number): number {
+  const d = norms.length / 3;
+  return e4m3Scale(f(linearOutputBound(norms, bias, inner, weightScale, inputL2, 2 * d, d) * f(attentionOutputMargin)));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { e4m3Max, e4m3ToNumber, numberToE4M3, quantizeE4M3 } from '../src/fp8.js';
-import { columnL2Norms, geluFp8OutputScale, geluNegativeBound, layerNormFp8Bounds } from '../src/fp8-static-scales.js';
+import { attentionFp8OutputScale, attentionOutputMargin, columnL2Norms, geluFp8OutputScale, geluNegativeBound, layerNormFp8Bounds } from '../src/fp8-static-scales.js';
 
 let seed = 7;
 function random(n: number, lo = -1, hi = 1): Float32Array {
@@ -89,6 +89,56 @@ describe('geluFp8OutputScale', () => {
   it('never goes below the bound of GELU on negative inputs', () => {
     const zero = geluFp8OutputScale(new Float32Array(cols), undefined, inner, 1, inputL2);
     expect(zero).toBe(Math.fround(Math.fround(geluNegativeBound) / e4m3Max));
+  });
+});
+
+describe('attentionFp8OutputScale', () => {
+  const [inner, d] = [64, 16];
+  const cols = 3 * d;
+  const w = random(inner * cols, -0.2, 0.2);
+  const bias = random(cols, -0.5, 0.5);
+  const weight = quantizeE4M3(w);
+  const w8 = Float32Array.from(weight.bits, (q) => e4m3ToNumber(q) * weight.scale);
+  const inputL2 = 9;
+  const scale = attentionFp8OutputScale(columnL2Norms(w, inner, cols), bias, inner, weight.scale, inputL2);
+  const qkvColumn = (x: ArrayLike<number>, c: number) => {
+    let sum = bias[c];
+    for (let k = 0; k < inner; k++) sum += x[k] * w8[k * cols + c];
+    return sum;
+  };
+  const rowWithNorm = (x: Float32Array, norm: number) => {
+    const length = Math.hypot(...x);
+    return Array.from(x, (v) => (v / length) * norm);
+  };
+
+  it('bounds every softmax-weighted mix of value rows whose inputs are within the 2-norm bound', () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const tokens = Array.from({ length: 1 + (trial % 7) }, () => rowWithNorm(random(inner), inputL2 * (0.2 + 0.8 * Math.abs(random(1)[0]))));
+      const logits = random(tokens.length, -4, 4);
+      const weights = Array.from(logits, Math.exp);
+      const total = weights.reduce((a, v) => a + v, 0);
+      for (let c = 0; c < d; c++) {
+        const out = tokens.reduce((a, x, j) => a + (weights[j] / total) * qkvColumn(x, 2 * d + c), 0);
+        expect(Math.abs(out) / scale).toBeLessThanOrEqual(e4m3Max);
+      }
+    }
+  });
+
+  it('is reached, up to its margin, by one token aligned with the largest value column', () => {
+    let worst = 0;
+    for (let c = 2 * d; c < cols; c++) {
+      const column = Array.from({ length: inner }, (_, k) => w8[k * cols + c]);
+      const norm = Math.hypot(...column);
+      worst = Math.max(worst, Math.abs(qkvColumn(column.map((v) => (v / norm) * inputL2 * Math.sign(bias[c] || 1)), c)) / scale);
+    }
+    expect(worst).toBeLessThanOrEqual(e4m3Max / attentionOutputMargin);
+    expect(worst).toBeGreaterThan(e4m3Max * 0.85);
+  });
+
+  it('ignores the q and k columns', () => {
+    const norms = columnL2Norms(w, inner, cols);
+    const louder = Float32Array.from(norms, (v, c) => (c < 2 * d ? v * 100 : v));
+    expect(attentionFp8OutputScale(louder, bias, inner, weight.scale, inputL2)).toBe(scale);
   });
 });
 

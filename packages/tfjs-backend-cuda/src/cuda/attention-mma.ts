@@ -1,4 +1,5 @@
 import type { CudaSource } from '../kernel-library.js';
+import { fp8Helpers } from './fp8.js';
 
 /**
  * Packed varlen attention on tensor cores (FlashAttention-2 style, inline PTX mma.sync.m16n8k16, fp16 or bf16
@@ -11,10 +12,12 @@ import type { CudaSource } from '../kernel-library.js';
  * With -DROTARY, q and k are rotated (rotate_half, the cos / signed-sin tables at each row's position) as they
  * are loaded, with the same arithmetic as rotary_qkv_vec: ESM-2 then reads qkv once instead of rotating it in a
  * pass of its own (which read and wrote q and k: ~3 % of a forward).
+ * With -DFP8_OUT (fp8 with static scales) the output leaves as E4M3 bytes, out8 = e4m3(o · outScales[2]) with the
+ * static scale of attentionFp8OutputScale, instead of T: the `out` GEMM's input, with no quantisation pass.
  */
 export const attentionMmaSource: CudaSource = {
   name: 'attention_mma',
-  code: String.raw`
+  code: fp8Helpers + String.raw`
 #ifndef HD
 #define HD 64
 #endif
@@ -82,7 +85,7 @@ __device__ __forceinline__ void mma16816(float* c, const u32* a, u32 b0, u32 b1)
 #define TILE_WORDS(...) for (int e = tid; e < 64 * CH; e += 128) { const int r = e / CH, c = (e % CH) * 8; __VA_ARGS__ }
 
 extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale, int useAlibi,
-    const T* __restrict__ cosT, const T* __restrict__ sinS, const int* __restrict__ positions) {
+    const T* __restrict__ cosT, const T* __restrict__ sinS, const int* __restrict__ positions, unsigned char* out8, const float* outScales) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* Qs = reinterpret_cast<T*>(smem);            // [BQ][QS]; at the end, this warp's rows of the output
   T* Ks = Qs + BQ * QS;                           // [BKT][QS]
@@ -200,6 +203,25 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
   lB += __shfl_xor_sync(0xffffffff, lB, 1);
   lB += __shfl_xor_sync(0xffffffff, lB, 2);
   const float iA = 1.f / lA, iB = 1.f / lB;
+#if defined(FP8_OUT)
+  // As below, with one byte per value: each row of a head is HD contiguous bytes of out8.
+  const float inv = outScales[2];
+  unsigned char* stage8 = reinterpret_cast<unsigned char*>(Qs + warp * 16 * QS);
+  constexpr int QSB = QS * 2;  // bytes per staged row (16-byte aligned: HD is a multiple of 16)
+  #pragma unroll
+  for (int j = 0; j < HD / 8; j++) {
+    const unsigned short a = toE4M3(o[j][0] * iA * inv) | (toE4M3(o[j][1] * iA * inv) << 8);
+    const unsigned short b = toE4M3(o[j][2] * iB * inv) | (toE4M3(o[j][3] * iB * inv) << 8);
+    *reinterpret_cast<unsigned short*>(stage8 + g * QSB + j * 8 + tig * 2) = a;
+    *reinterpret_cast<unsigned short*>(stage8 + (g + 8) * QSB + j * 8 + tig * 2) = b;
+  }
+  __syncwarp();
+  constexpr int CH8 = HD / 16;  // 16-byte words per row of a head
+  for (int e = lane; e < 16 * CH8; e += 32) {
+    const int r = e / CH8, c = (e % CH8) * 16, qi = q0 + warp * 16 + r;
+    if (qi < len) *reinterpret_cast<uint4*>(out8 + (long long)(start + qi) * d + h * HD + c) = *reinterpret_cast<const uint4*>(stage8 + r * QSB + c);
+  }
+#else
   // The warp's 16 output rows go through its own rows of Qs (no other warp reads them any more) and leave as
   // whole 16-byte words: each row of a head is 2·HD contiguous bytes of the output.
   T* stage = Qs + warp * 16 * QS;
@@ -213,6 +235,7 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
     const int r = e / CH, c = (e % CH) * 8, qi = q0 + warp * 16 + r;
     if (qi < len) *reinterpret_cast<uint4*>(out + (long long)(start + qi) * d + h * HD + c) = *reinterpret_cast<const uint4*>(stage + r * QS + c);
   }
+#endif
 }
 `,
 };

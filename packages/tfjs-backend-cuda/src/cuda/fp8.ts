@@ -237,8 +237,8 @@ extern "C" __global__ void layer_norm_fp8_bounds(const T* gamma, const T* beta, 
   bounds[1] = __fadd_rn(__fmul_rn(1.0625f, __fadd_rn(__fmul_rn(gammaMax, rootD), sqrtf(betaSquares))), __fmul_rn(__fmul_rn(rootD, 0.0009765625f), s));
 }
 // bound[c] = |(x·W)_c + b_c| bounded for rows x of 2-norm ≤ inBounds[1], W [inner, cols] read as E4M3 with the
-// per-tensor scale wScale[0] (geluFp8OutputScale): blocks of 32 columns × 8 slices of k, as weight_column_scales.
-extern "C" __global__ void gelu_fp8_column_bounds(const T* w, const T* bias, const float* wScale, const float* inBounds, float* bound, int inner, int cols) {
+// per-tensor scale wScale[0] (linearOutputBound): blocks of 32 columns × 8 slices of k, as weight_column_scales.
+extern "C" __global__ void linear_fp8_column_bounds(const T* w, const T* bias, const float* wScale, const float* inBounds, float* bound, int inner, int cols) {
   __shared__ float part[8][32];
   const int c = blockIdx.x * 32 + threadIdx.x, s = threadIdx.y;
   float squares = 0.f;
@@ -251,10 +251,12 @@ extern "C" __global__ void gelu_fp8_column_bounds(const T* w, const T* bias, con
   const float norm = __fadd_rn(__fmul_rn(1.0625f, sqrtf(squares)), subnormal);
   bound[c] = __fadd_rn(__fmul_rn(norm, inBounds[1]), bias ? fabsf(toF(bias[c])) : 0.f);
 }
-// From the largest column bound (scales[0], max_of's output): scales[1] = the GELU output's dequantisation scale,
-// scales[2] = its reciprocal, the D scale cuBLASLt multiplies the output by before rounding it to E4M3. One thread.
-extern "C" __global__ void gelu_fp8_output_scales(float* scales) {
-  const float s = e4m3Scale(fmaxf(scales[0], 0.17f));
+// From the largest column bound (scales[0], max_of's output): scales[1] = the output's dequantisation scale for a
+// bound of max(scales[0]·factor, floor) (fc1's GELU: factor 1, floor 0.17, geluFp8OutputScale; attention: factor
+// 1 + 2⁻⁶, floor 0, attentionFp8OutputScale), scales[2] = its reciprocal, what the writer multiplies a value by
+// before rounding it to E4M3 (cuBLASLt's D scale). One thread.
+extern "C" __global__ void fp8_output_scales(float* scales, float factor, float floor) {
+  const float s = e4m3Scale(fmaxf(__fmul_rn(scales[0], factor), floor));
   scales[1] = s;
   scales[2] = __frcp_rn(s);
 }

@@ -18,7 +18,7 @@ import { elementsPerWord } from '../precision.js';
  * produced x, or by fc1's GELU epilogue, else by a quantisation pass — and the weight quantised once per output
  * channel; after fc1 the GELU kernel writes fc2's fp8 rows (with their per-row scales) instead of bf16. With a layer
  * norm's static rows (qkv, fc1: CudaBackend.fp8StaticScales) the GEMM takes per-tensor scales, and fc1 writes fc2's
- * E4M3 rows itself (tensorScaledGemm).
+ * E4M3 rows itself (tensorScaledGemm). `out`'s input rows come from packed attention (fp8StaticAttention).
  */
 export const linearConfig: KernelConfig = {
   kernelName: VnpLinear,
@@ -66,7 +66,8 @@ export const linearConfig: KernelConfig = {
   }) as KernelFunc,
 };
 
-/** The role of this linear layer for the fp8 path (see Fp8LayerRole): told by where its input's fp8 rows came from. */
+/** The role of this linear layer for the fp8 path (see Fp8LayerRole): told by where its input's fp8 rows came from
+ * (attention's, a pass's or none: `out`). */
 function fp8Role(cuda: CudaBackend, x: TensorInfo, inner: number, gelu: boolean): Fp8LayerRole {
   const source = cuda.fp8SourceOf(x, inner);
   return source === 'gelu' ? 'fc2' : source === 'norm' ? (gelu ? 'fc1' : 'qkv') : 'out';
@@ -74,10 +75,10 @@ function fp8Role(cuda: CudaBackend, x: TensorInfo, inner: number, gelu: boolean)
 
 /**
  * The FP8 GEMM on a layer norm's static rows (per-tensor scale), with the weight's per-tensor copy: cuBLASLt's
- * per-tensor mode, bias, GELU and residual in its epilogue. fc1 feeding an fp8 fc2 (`geluToFp8`, GELU in the
- * epilogue) writes fc2's E4M3 rows itself, with the static scale of fp8GeluScales, and no T ('e4m3': the rows get
- * that scale as per-row scales, for fc2's outer-vector GEMM). Else the mode as gemmFp8 answers it; undefined where
- * cuBLASLt refused: the caller re-quantises x per row and takes gemmFp8.
+ * per-tensor mode, bias, GELU and residual in its epilogue. fc1 feeding an fp8 fc2 (`geluToFp8`, GELU in the epilogue) writes fc2's E4M3 rows itself, with the static scale of fp8OutputScales, and no T ('e4m3':
+ * the rows get that scale as per-row scales, for fc2's outer-vector GEMM). Else the mode as gemmFp8 answers it, and
+ * a layer without GELU or residual on a layer norm's rows (qkv) leaves what a static bound of its output derives
+ * from, for packed attention; undefined where cuBLASLt refused: the caller re-quantises x per row and takes gemmFp8.
  */
 function tensorScaledGemm(cuda: CudaBackend, x: TensorInfo, weight: TensorInfo, bias: TensorInfo | undefined, y: TensorInfo, residual: DevicePtr | undefined, gelu: boolean, geluToFp8: boolean): 'e4m3' | { mode: Fp8GemmMode; gelu: boolean } | undefined {
   const [rows, inner] = x.shape;
@@ -86,7 +87,7 @@ function tensorScaledGemm(cuda: CudaBackend, x: TensorInfo, weight: TensorInfo, 
   const w8 = cuda.fp8Weight(weight, 'tensor');
   const biasPtr = bias && cuda.ptr(bias);
   if (geluToFp8 && cuda.geluEpilogue) {
-    const scales = cuda.fp8GeluScales(weight, bias, xRows.scales); // [bound, scale, 1/scale]
+    const scales = cuda.fp8OutputScales(weight, bias, xRows.scales, 'gelu'); // [bound, scale, 1/scale]
     const q = cuda.attachFp8(y, rows, cols, 'gelu');
     if (cuda.gemmFp8Tensor(rows, inner, cols, xRows, w8, cuda.ptr(y), biasPtr, undefined, true, { data: q.data, scale: scales + 8 })) {
       cuda.launch(fp8Source, 'fill_from', [], blocks(rows), [256, 1, 1], 0, 'ppi', q.scales, scales + 4, rows);
@@ -95,5 +96,8 @@ function tensorScaledGemm(cuda: CudaBackend, x: TensorInfo, weight: TensorInfo, 
     }
   }
   // GELU in the epilogue only where the storage path would take it (geluEpilogue); else the caller's kernel applies it.
-  return cuda.gemmFp8Tensor(rows, inner, cols, xRows, w8, cuda.ptr(y), biasPtr, residual, gelu && cuda.geluEpilogue);
+  const ran = cuda.gemmFp8Tensor(rows, inner, cols, xRows, w8, cuda.ptr(y), biasPtr, residual, gelu && cuda.geluEpilogue);
+  // A norm's rows carry its bounds [scale, 2-norm bound] as their scale pointer.
+  if (ran && !gelu && residual === undefined && xRows.source === 'norm') cuda.setFp8StaticProducer(y, weight, bias, xRows.scales);
+  return ran;
 }
