@@ -10,7 +10,8 @@
 # labelMismatches / rows. Everything lands in $OUT/fp8-labels.txt.
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-labels.sh
-# Knobs: PRECISIONS compared with fp32 (default "bf16 fp8"), BACKEND (cuda; onednn with PRECISIONS="" MODELS=test-data/demo-models
+# Knobs: PRECISIONS compared with fp32 (default "bf16 fp8"; an entry PRECISION:NAME=VALUE runs that precision with
+# the environment variable set, e.g. "fp8 fp8:VIRNUCPRO_FP8_STATIC_SCALES=0" for an A/B in one call), BACKEND (cuda; onednn with PRECISIONS="" MODELS=test-data/demo-models
 # for a dry run here), MODELS (default /tmp/models), SLICE_BP (default 1000000), LENGTHS (default "300 500").
 set -uo pipefail
 bundle=${BUNDLE:-.bundle}
@@ -24,7 +25,13 @@ work=/tmp/fp8-labels; rm -rf "$work"; mkdir -p "$work"
 # The layout the bundled code expects (see run-predict-bench.sh).
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
-v() { timeout -k 5 "${STEP_LIMIT_S:-240}" node "$bundle/virnucpro-entry.mjs" predict "$@" --backend "$backend" --force --quiet; }
+# A PRECISIONS entry as predict's --precision and the environment it runs in (PRECISION:NAME=VALUE).
+precision_of() { echo "${1%%:*}"; }
+env_of() { if [[ $1 == *:* ]]; then echo "${1#*:}"; fi; }
+v() { # ENTRY PREDICT-ARGS...
+  local entry=$1; shift
+  env $(env_of "$entry") timeout -k 5 "${STEP_LIMIT_S:-240}" node "$bundle/virnucpro-entry.mjs" predict "$@" --precision "$(precision_of "$entry")" --backend "$backend" --force --quiet
+}
 compare() { # NAME GOT WANT
   printf '%s: ' "$1" | tee -a "$log"
   node tools/device/compare-predictions.mjs "$2" "$3" --tol 1 | tee -a "$log"
@@ -32,8 +39,8 @@ compare() { # NAME GOT WANT
 echo "== e2e fixtures"
 for ex in test_with_orfs test_fixed_500bp; do
   for p in fp32 $precisions; do
-    v test-data/e2e/$ex/$ex.fa --length 500 --esm test-data/e2e/esm2-tiny --dnabert test-data/e2e/dnabert-tiny \
-      --mlp test-data/e2e/mlp.pth --precision "$p" --out-dir "$work/$ex-$p" || echo "predict $ex $p failed (rc=$?)" | tee -a "$log"
+    v "$p" test-data/e2e/$ex/$ex.fa --length 500 --esm test-data/e2e/esm2-tiny --dnabert test-data/e2e/dnabert-tiny \
+      --mlp test-data/e2e/mlp.pth --out-dir "$work/$ex-$p" || echo "predict $ex $p failed (rc=$?)" | tee -a "$log"
   done
   for p in $precisions; do compare "e2e $ex, $p vs fp32" "$work/$ex-$p" "$work/$ex-fp32"; done
 done
@@ -44,7 +51,7 @@ cat test-data/lambda_virus.fa > "$genomes"
 [ -f .bench-data/NC_008253.fna.gz ] && python3 -c 'import gzip, sys; n = int(sys.argv[2]); lines = gzip.open(sys.argv[1], "rt").read().split("\n"); seq = "".join(lines[1:])[:n]; print(">ecoli536_slice_1_%d" % n); print("\n".join(seq[i:i + 80] for i in range(0, len(seq), 80)))' .bench-data/NC_008253.fna.gz "${SLICE_BP:-1000000}" >> "$genomes"
 for len in ${LENGTHS:-300 500}; do
   for p in fp32 $precisions; do
-    v "$genomes" --models-dir "$models" --model-type "$len" --precision "$p" --token-budget "${TOKEN_BUDGET:-16384}" --out-dir "$work/genomes-$len-$p" \
+    v "$p" "$genomes" --models-dir "$models" --model-type "$len" --token-budget "${TOKEN_BUDGET:-16384}" --out-dir "$work/genomes-$len-$p" \
       || echo "predict genomes $len $p failed (rc=$?)" | tee -a "$log"
   done
   for p in $precisions; do compare "lambda + E. coli ${SLICE_BP:-1000000} bp at $len bp, $p vs fp32" "$work/genomes-$len-$p" "$work/genomes-$len-fp32"; done
