@@ -160,6 +160,33 @@ async function checkStaticLinear(name: string, [n, i, o]: number[], x: Float32Ar
     // at 448 (where per-row scales put it, and one step is 2⁻⁴·448 / 448 ≈ 0.07): one step of the largest is ≤ 0.125.
     return { build: build({ norm: norm.scale, weight, out }), tol: out ? 0.13 : tolerance };
   });
+  if ((cuda.describe().fp8?.tensorGemms ?? {})[`${n}:${i}:${o}:${b !== undefined}:false`] === 'tensor→e4m3') {
+    const norm = layerNormFp8Bounds(g, be);
+    const weight = quantizeE4M3(w).scale;
+    await checkE4M3OutputBias(name, build, norm, weight, geluFp8OutputScale(columnL2Norms(w, i, o), b, i, weight, norm.l2));
+  }
+}
+
+/**
+ * Whether cuBLASLt's E4M3 output rounds to nearest (as our kernels do) or leans one way: Σ (got − exact)·sign(exact)
+ * / Σ |exact| over the outputs, against the same of the cpu's round-to-nearest from the exact values (both ≈ 0 when
+ * unbiased; rounding toward zero would give about −3 % here). A lean shifts every later layer the same way, which
+ * a cosine hardly sees but a classifier's scores do (predict-gpu.md: fp8 labels, static against per-row scales).
+ */
+async function checkE4M3OutputBias(name: string, build: (round: { norm: number; weight: number; out?: number } | undefined) => () => tf.Tensor, norm: { scale: number }, weight: number, out: number): Promise<void> {
+  const got = await run('cuda', build(undefined));
+  const exact = await run('cpu', build({ norm: norm.scale, weight }));
+  const nearest = e4m3RoundedWith(exact, out);
+  const lean = (values: Float32Array) => {
+    let signed = 0;
+    let total = 0;
+    exact.forEach((e, k) => { signed += (values[k] - e) * Math.sign(e); total += Math.abs(e); });
+    return signed / total;
+  };
+  const [gpu, cpu] = [lean(got), lean(nearest)];
+  const ok = Math.abs(gpu - cpu) <= 0.004;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name} fp8: E4M3 output's lean ${(gpu * 100).toFixed(3)} % of |exact| (cpu round to nearest ${(cpu * 100).toFixed(3)} %)`);
+  if (ok) passed++; else failed++;
 }
 
 console.log(`backend ${backend}, precision ${precision}`);
