@@ -24,7 +24,17 @@ if (sameIds) {
 const distance = (r) => Math.abs(Number(r[3]) - 0.5);
 const flippedMaxDistance = sameIds ? Math.max(0, ...a.flatMap((r, i) => (r[1] !== b[i][1] ? [distance(b[i])] : []))) : undefined;
 const withinMaxScoreDiff = sameIds ? b.filter((r) => distance(r) < maxAbs).length : undefined;
+// How far GOT moved the scores (score2, the viral score) and whether it moved them one way: the median and 99th
+// percentile of |Δ|, and over the frames WANT puts within 0.05 of 0.5 (those a lean flips) the mean signed Δ.
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const shifts = sameIds ? a.map((r, i) => Number(r[3]) - Number(b[i][3])) : [];
+const absShifts = shifts.map(Math.abs).sort((x, y) => x - y);
+const near = sameIds ? shifts.filter((_, i) => distance(b[i]) < 0.05) : [];
+const round = (v) => (v === undefined || Number.isNaN(v) ? undefined : Number(v.toPrecision(3)));
+const scoreShift = sameIds && shifts.length
+  ? { median: round(quantile(absShifts, 0.5)), p99: round(quantile(absShifts, 0.99)), meanSigned: round(shifts.reduce((s, v) => s + v, 0) / shifts.length), nearBoundary: near.length, nearBoundaryMeanSigned: round(near.length ? near.reduce((s, v) => s + v, 0) / near.length : Number.NaN) }
+  : undefined;
 const consensusSame = readFileSync(file(got, 'prediction_results_highestscore.csv'), 'utf8') === readFileSync(file(want, 'prediction_results_highestscore.csv'), 'utf8');
 const pass = sameIds && labels === 0 && maxAbs <= tol && consensusSame;
-console.log(JSON.stringify({ rows: a.length, sameIds, labelMismatches: labels, maxAbsScoreDiff: maxAbs, flippedMaxDistance, withinMaxScoreDiff, consensusSame, tol, pass }));
+console.log(JSON.stringify({ rows: a.length, sameIds, labelMismatches: labels, maxAbsScoreDiff: maxAbs, flippedMaxDistance, withinMaxScoreDiff, scoreShift, consensusSame, tol, pass }));
 process.exitCode = pass ? 0 : 1;

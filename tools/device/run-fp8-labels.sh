@@ -5,8 +5,9 @@
 #   2. real genomes, phage lambda and the first SLICE_BP bases of E. coli 536 (.bench-data, carried), with the
 #      full-size random models of tools/bench/predict/make_models.py (made in /tmp/models if missing, as
 #      run-predict-bench.sh does), at --model-type 300 and 500.
-# Each line: rows (frames), labelMismatches, maxAbsScoreDiff, and how near fp32 put the frames to the decision
-# (flippedMaxDistance, withinMaxScoreDiff; tools/device/compare-predictions.mjs); the fraction is
+# Each line: rows (frames), labelMismatches, maxAbsScoreDiff, how near fp32 put the frames to the decision
+# (flippedMaxDistance, withinMaxScoreDiff) and how the scores moved (scoreShift: median and 99th percentile of |Δ|,
+# the mean signed Δ overall and near 0.5; tools/device/compare-predictions.mjs); the fraction is
 # labelMismatches / rows. Everything lands in $OUT/fp8-labels.txt.
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-labels.sh
