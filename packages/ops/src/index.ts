@@ -31,6 +31,7 @@ export { registerCompositeKernels } from './kernels/register-composites.js';
 export { queryBlockRows } from './query-block-rows.js';
 export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
+export { calibrateQuantisation } from './quantisation-calibration.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';
 export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';
