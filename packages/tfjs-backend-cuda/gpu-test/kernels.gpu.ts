@@ -7,11 +7,12 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { embedding, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
+import { calibrateQuantisation, embedding, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
 import { e4m3ToNumber, numberToE4M3, quantizeE4M3 } from '../src/fp8.js';
+import { fp8CorrectedBias } from '../src/fp8-bias-correction.js';
 import { attentionFp8OutputScale, columnL2Norms, geluFp8OutputScale, layerNormFp8Bounds } from '../src/fp8-static-scales.js';
 import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
 import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
@@ -437,6 +438,54 @@ if (precision === 'fp8') {
     };
     await check(`fp8 static attention${alibi ? ' ALiBi' : ''} ${lengths.length} segments H ${H} hd ${hd}: E4M3 rows read back`, block('attention'), tolerance, reference('attention'));
     await check(`fp8 static attention${alibi ? ' ALiBi' : ''}: → out +residual`, block('out'), tolerance, reference('out'));
+  }
+  // Bias correction (fp8-bias-correction.ts): a calibration pass over x records its mean row; the corrected bias
+  // against the cpu arithmetic (per channel and per tensor), and the FP8 GEMM's mean output row against the exact
+  // one, with and without the correction (inputs with a large common component, as a model's are).
+  {
+    const [n, d, f] = [96, 512, 384];
+    const x = random(n * d, 0.2, 1.8); const w = random(d * f, -0.05, 0.05); const b = random(f, -0.1, 0.1);
+    await tf.setBackend('cuda');
+    const [xt, wt, bt] = [tf.tensor2d(x, [n, d]), tf.tensor2d(w, [d, f]), tf.tensor1d(b)];
+    const ran = await calibrateQuantisation(async () => {
+      const y = tf.tidy(() => linear(xt, wt, bt));
+      await y.data();
+      y.dispose();
+    });
+    const mean = new Float64Array(d);
+    for (let r = 0; r < n; r++) for (let k = 0; k < d; k++) mean[k] += x[r * d + k] / n;
+    for (const scales of ['rows', 'tensor'] as const) {
+      const info = cuda.fp8CorrectedBias(wt, bt, scales);
+      const got = info && info.dataId !== bt.dataId ? (cuda.readSync(info.dataId) as Float32Array) : undefined;
+      const want = fp8CorrectedBias(w, d, f, mean, b, scales === 'tensor');
+      let maxErr = 0; let maxShift = 0;
+      want.forEach((v, c) => { maxErr = Math.max(maxErr, Math.abs((got?.[c] ?? NaN) - v)); maxShift = Math.max(maxShift, Math.abs(v - b[c])); });
+      // bf16 rounding of the result (2⁻⁹ of |b'| ≤ 0.15) and fp32 sums in another order; the shift is what is checked.
+      const ok = ran && got !== undefined && maxErr <= 1e-3 && maxShift > 10 * maxErr;
+      console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 bias correction ${d}→${f} (${scales}): corrected bias within ${maxErr.toExponential(2)} of the cpu's, which moves it by up to ${maxShift.toExponential(2)} (calibrated: ${ran})`);
+      if (ok) passed++; else failed++;
+    }
+    const exactMean = new Float64Array(f);
+    for (let k = 0; k < d; k++) for (let c = 0; c < f; c++) exactMean[c] += mean[k] * w[k * f + c];
+    const meanError = async () => {
+      const y = await run('cuda', () => linear(xt, wt, bt));
+      let sq = 0;
+      for (let c = 0; c < f; c++) {
+        let m = 0;
+        for (let r = 0; r < n; r++) m += y[r * f + c] / n;
+        sq += (m - exactMean[c] - b[c]) ** 2;
+      }
+      return Math.sqrt(sq / f);
+    };
+    const corrected = await meanError();
+    cuda.fp8BiasCorrection = false;
+    const plain = await meanError();
+    cuda.fp8BiasCorrection = true;
+    await tf.setBackend('cuda');
+    [xt, wt, bt].forEach((t) => t.dispose());
+    const ok = corrected < 0.5 * plain;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 bias correction ${d}→${f}: the mean output row's RMS error to the exact one ${corrected.toExponential(2)} corrected, ${plain.toExponential(2)} plain`);
+    if (ok) passed++; else failed++;
   }
 }
 

@@ -6,6 +6,7 @@ import { CublasLt, fp8GemmModes, type Fp8GemmMode, type Fp8Operand, type Fp8Outp
 import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda-driver.js';
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
+import { fp8BiasCorrectionSource } from './cuda/fp8-bias-correction.js';
 import { quantizeRowsLaunch } from './fp8-quantize-rows.js';
 import { attentionOutputMargin, geluNegativeBound } from './fp8-static-scales.js';
 import { attentionMinBlocks } from './attention-min-blocks.js';
@@ -46,6 +47,8 @@ export interface CudaBackendDescription {
     staticScales: boolean;
     /** Whether packed attention writes `out`'s E4M3 input with a static scale (CudaBackend.fp8StaticAttention). */
     staticAttention: boolean;
+    /** Linear layers whose bias was corrected for their weight's rounding (a calibration pass ran): fp8CorrectedBias. */
+    biasCorrectedLayers: number;
     /** GEMM shapes run with per-tensor scales: `tensor` (storage-typed output) or `tensor→e4m3` (fc1 writing fc2's
      * input); a shape that cuBLASLt refused there ran as in `gemms`. */
     tensorGemms: Record<string, 'tensor' | 'tensor→e4m3'>;
@@ -91,6 +94,11 @@ export interface TensorData {
   fp8OutputScales?: Partial<Record<Fp8OutputUse, { boundsSerial: number; bias: DataId | undefined; ptr: DevicePtr }>>;
   /** fp8, a linear layer's output on static rows: what a static bound of its columns derives from (fp8OutputScales). */
   fp8StaticProducer?: { weight: TensorInfo; bias: TensorInfo | undefined; inputBounds: DevicePtr };
+  /** fp8, a weight: the column sums of its layer's input over a calibration pass (withQuantisationCalibration). */
+  fp8InputSums?: { sums: DevicePtr; rows: number };
+  /** fp8, a weight: its layer's bias with the weight rounding's effect on the calibration mean taken out, per copy
+   * of the weight (fp8CorrectedBias), with the bias it was made from. */
+  fp8Bias?: Partial<Record<'rows' | 'tensor', { from: DataId | undefined; bias: TensorInfo }>>;
 }
 
 /** What a static E4M3 output scale is for: fc1's GELU output (`gelu`), or packed attention's output from the qkv
@@ -151,6 +159,14 @@ export class CudaBackend extends KernelBackend {
    * per-tensor mode with the residual as a C apart from D (H100, 2026-11-26). $VIRNUCPRO_FP8_STATIC_ATTENTION=0: T
    * and a row pass, as before (the A/B). */
   fp8StaticAttention: boolean;
+  /** fp8: linear layers take a bias corrected for their weight's rounding (fp8-bias-correction.ts), where a model
+   * ran its calibration pass (withQuantisationCalibration). $VIRNUCPRO_FP8_BIAS_CORRECTION=0: no calibration, the
+   * plain bias (the A/B). */
+  fp8BiasCorrection: boolean;
+  /** fp8: while a calibration pass runs, the column sums of each linear layer's input, by weight. */
+  private fp8Calibration?: Map<DataId, { sums: DevicePtr; rows: number }>;
+  /** fp8: weights that hold calibration sums now. */
+  private fp8CalibratedLayers = 0;
   /** Blocks per SM the tensor-core attention kernel is compiled for (attention-min-blocks.ts: 5 on sm_90, the
    * compiler's choice, 0, elsewhere; $VIRNUCPRO_ATTENTION_MIN_BLOCKS for the A/B; tools may change it). */
   attentionMinBlocks: number;
@@ -193,6 +209,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
     this.fp8StaticScales = process.env.VIRNUCPRO_FP8_STATIC_SCALES !== '0';
     this.fp8StaticAttention = process.env.VIRNUCPRO_FP8_STATIC_ATTENTION !== '0';
+    this.fp8BiasCorrection = process.env.VIRNUCPRO_FP8_BIAS_CORRECTION !== '0';
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.attentionMinBlocks = attentionMinBlocks(this.device.arch);
@@ -227,6 +244,79 @@ export class CudaBackend extends KernelBackend {
   /** True while linear layers run as FP8 GEMMs: precision fp8, outside withFullPrecision. */
   get fp8Active(): boolean {
     return this.precision === 'fp8' && this.storage === 'bf16';
+  }
+
+  /** Whether a model should run its calibration pass (@virnucpro/ops calibrateQuantisation): fp8 with bias correction. */
+  get needsQuantisationCalibration(): boolean {
+    return this.fp8Active && this.fp8BiasCorrection;
+  }
+
+  /**
+   * Runs `fn`, a model's forward pass over its fixed calibration set, with every linear layer in bf16 recording the
+   * column sums of its input; afterwards each of those layers takes a bias corrected for its weight's E4M3 rounding
+   * on that mean input (fp8CorrectedBias). A second calibration replaces the first.
+   */
+  async withQuantisationCalibration<T>(fn: () => Promise<T>): Promise<T> {
+    const layers = this.fp8Bf16Layers;
+    const recorded = new Map<DataId, { sums: DevicePtr; rows: number }>();
+    this.fp8Bf16Layers = new Set(fp8LayerRoles);
+    this.fp8Calibration = recorded;
+    try {
+      return await fn();
+    } finally {
+      this.fp8Calibration = undefined;
+      this.fp8Bf16Layers = layers;
+      for (const [dataId, sums] of recorded) {
+        const d = this.data.get(dataId);
+        if (!d) { this.allocator.release(sums.sums); continue; }
+        this.releaseFp8Correction(d);
+        d.fp8InputSums = sums;
+        this.fp8CalibratedLayers++;
+      }
+    }
+  }
+
+  /** During a calibration pass: adds the column sums of a linear layer's input x [rows, inner] to its weight's. */
+  recordFp8Input(x: TensorInfo, weight: TensorInfo): void {
+    if (!this.fp8Calibration) return;
+    const [rows, inner] = x.shape;
+    let kept = this.fp8Calibration.get(weight.dataId);
+    if (!kept) {
+      kept = { sums: this.allocator.alloc(Math.max(16, inner * 4)), rows: 0 };
+      this.driver.memset(kept.sums, 0, inner * 4, this.stream);
+      this.fp8Calibration.set(weight.dataId, kept);
+    }
+    this.launch(fp8BiasCorrectionSource, 'column_sums_add', [], [Math.ceil(inner / 128), 1, 1], [128, 1, 1], 0, 'piip', this.ptr(x), rows, inner, kept.sums);
+    kept.rows += rows;
+  }
+
+  /**
+   * The bias an FP8 GEMM on this weight's `scales` copy takes: `bias` with the weight rounding's effect on the
+   * calibration mean input taken out (fp8-bias-correction.ts), made once; `bias` itself where no calibration ran.
+   */
+  fp8CorrectedBias(weight: TensorInfo, bias: TensorInfo | undefined, scales: 'rows' | 'tensor'): TensorInfo | undefined {
+    const d = this.tensorData(weight.dataId);
+    if (!d.fp8InputSums || !this.fp8BiasCorrection) return bias;
+    const kept = d.fp8Bias?.[scales];
+    if (kept && kept.from === bias?.dataId) return kept.bias;
+    if (kept) this.disposeData(kept.bias.dataId, true);
+    const [inner, cols] = weight.shape;
+    const w8 = this.fp8Weight(weight, scales);
+    const corrected = this.makeOutput([cols]);
+    this.launch(fp8BiasCorrectionSource, 'fp8_bias_correction', [], [Math.ceil(cols / 32), 1, 1], [32, 8, 1], 0, 'pppipfppii',
+      this.ptr(weight), w8.data, w8.scales, scales === 'tensor' ? 0 : 1, d.fp8InputSums.sums, 1 / d.fp8InputSums.rows, bias ? this.ptr(bias) : 0, this.ptr(corrected), inner, cols);
+    d.fp8Bias = { ...d.fp8Bias, [scales]: { from: bias?.dataId, bias: corrected } };
+    return corrected;
+  }
+
+  private releaseFp8Correction(d: TensorData): void {
+    if (d.fp8InputSums) {
+      this.allocator.release(d.fp8InputSums.sums);
+      this.fp8CalibratedLayers--;
+    }
+    for (const kept of Object.values(d.fp8Bias ?? {})) this.disposeData(kept.bias.dataId, true);
+    d.fp8InputSums = undefined;
+    d.fp8Bias = undefined;
   }
 
   storageOf(dtype: DataType): StorageType {
@@ -535,6 +625,7 @@ export class CudaBackend extends KernelBackend {
     if (d.fp8WeightTensor) this.releaseFp8(d.fp8WeightTensor);
     if (d.fp8NormBounds) this.allocator.release(d.fp8NormBounds.ptr);
     for (const kept of Object.values(d.fp8OutputScales ?? {})) this.allocator.release(kept.ptr);
+    this.releaseFp8Correction(d);
     this.data.delete(dataId);
     return true;
   }
@@ -688,7 +779,7 @@ export class CudaBackend extends KernelBackend {
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
       ...(this.precision === 'fp8'
-        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
         : {}),
     };
   }

@@ -32,12 +32,16 @@ export const linearConfig: KernelConfig = {
     const y = cuda.makeOutput([rows, cols]);
     if (rows === 0) return y;
     const fusedResidual = residual && !gelu ? cuda.ptr(residual) : undefined;
+    // A calibration pass (every layer in bf16) records this layer's input for its bias correction.
+    if (cuda.fp8Active && inner % 16 === 0 && cols % 16 === 0) cuda.recordFp8Input(x, weight);
     const fp8 = cuda.fp8Active && inner % 16 === 0 && cols % 16 === 0 && !cuda.fp8Bf16Layers.has(fp8Role(cuda, x, inner, gelu));
     // fc1 (GELU, no residual) with fc2 in fp8: the GELU kernel writes fc2's fp8 rows and finishes the GEMM's epilogue.
     const geluToFp8 = gelu && !residual && cuda.fp8Active && cols % 16 === 0 && !cuda.fp8Bf16Layers.has('fc2');
-    const tensorScaled = fp8 && cuda.fp8Rows(x).perTensor ? tensorScaledGemm(cuda, x, weight, bias, y, fusedResidual, gelu && !residual, geluToFp8) : undefined;
+    // FP8 GEMMs take the bias corrected for their weight copy's rounding (where a calibration pass ran).
+    const tensorScaled = fp8 && cuda.fp8Rows(x).perTensor ? tensorScaledGemm(cuda, x, weight, cuda.fp8CorrectedBias(weight, bias, 'tensor'), y, fusedResidual, gelu && !residual, geluToFp8) : undefined;
     if (tensorScaled === 'e4m3') return y;
-    const fp8Gemm = tensorScaled ?? (fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x, true), cuda.fp8Weight(weight), cuda.ptr(y), bias && cuda.ptr(bias), fusedResidual, geluToFp8, gelu && !residual) : undefined);
+    const fp8Bias = fp8 && !tensorScaled ? cuda.fp8CorrectedBias(weight, bias, 'rows') : bias;
+    const fp8Gemm = tensorScaled ?? (fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x, true), cuda.fp8Weight(weight), cuda.ptr(y), fp8Bias && cuda.ptr(fp8Bias), fusedResidual, geluToFp8, gelu && !residual) : undefined);
     const mode = fp8Gemm?.mode;
     // GELU already applied by the FP8 GEMM's epilogue (the fused mode took it).
     const geluDone = fp8Gemm?.gelu === true;
@@ -47,7 +51,7 @@ export const linearConfig: KernelConfig = {
     const vec = elementsPerWord(cuda.floatStorage);
     if (geluToFp8) {
       // y's bf16 is written only if something reads it (markStale).
-      const finishBias = mode && mode !== 'fused' && bias ? cuda.ptr(bias) : 0;
+      const finishBias = mode && mode !== 'fused' && fp8Bias ? cuda.ptr(fp8Bias) : 0;
       const scales = mode === 'unscaled' ? [cuda.fp8Rows(x).scales, cuda.fp8Weight(weight).scales] : [0, 0];
       const q = cuda.attachFp8(y, rows, cols, 'gelu');
       const { kernel, block } = quantizeRowsLaunch(cols, vec, { gelu: !geluDone, inRegisters: cuda.fp8RowsInRegisters });
