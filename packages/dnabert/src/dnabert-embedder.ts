@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
 import type { DnabertConfig } from './dnabert-config.js';
+import { calibrateDnabert } from './calibrate-dnabert.js';
 import { loadDnabert } from './load-dnabert.js';
 
 export interface DnabertLoadOptions {
@@ -31,6 +32,7 @@ export interface DnabertEmbedder extends Embedder {
 export async function loadDnabertEmbedder(path: string, options: DnabertLoadOptions = {}): Promise<DnabertEmbedder> {
   const backend = tf.getBackend() as BackendName;
   const { model, tokenizer, config } = await loadDnabert(path);
+  await calibrateDnabert(model, tokenizer);
   let tokens = 0;
   return {
     name: options.name ?? 'DNABERT-S',

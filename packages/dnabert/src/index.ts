@@ -2,6 +2,7 @@ export { BpeTokenizer } from './bpe-tokenizer.js';
 export { alibiSlopes } from './alibi-slopes.js';
 export { dnabertSConfig, type DnabertConfig } from './dnabert-config.js';
 export { DnabertModel } from './dnabert-model.js';
+export { calibrateDnabert } from './calibrate-dnabert.js';
 export { loadDnabert, dnabertWeightFiles, type LoadedDnabert, type LoadDnabertOptions } from './load-dnabert.js';
 export {
   loadDnabertEmbedder,

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { inFullPrecision, retryNonFiniteInFullPrecision, type BackendName, type Embedder, type Precision } from '@virnucpro/ops';
 import type { Esm2Config } from './esm2-config.js';
 import { createEsm2Weights } from './esm2-weights.js';
+import { calibrateEsm2 } from './calibrate-esm2.js';
 import { Esm2Model } from './esm2-model.js';
 import { loadEsm2Checkpoint } from './load-checkpoint.js';
 import { tokenizeProtein, type UnknownPolicy } from './tokenizer.js';
@@ -39,6 +40,7 @@ export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = 
   const backend = tf.getBackend() as BackendName;
   const checkpoint = await loadEsm2Checkpoint(path);
   const model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors, { consume: true }));
+  await calibrateEsm2(model);
   const tokenize = (s: string) => tokenizeProtein(s, { unknown: options.unknown });
   const reduced = precision !== undefined && precision !== 'fp32';
   let fullPrecisionModel: Esm2Model | undefined;
