@@ -11,8 +11,8 @@
 # labelMismatches / rows. Everything lands in $OUT/fp8-labels.txt.
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-labels.sh
-# Knobs: PRECISIONS compared with fp32 (default "bf16 fp8"; an entry PRECISION:NAME=VALUE runs that precision with
-# the environment variable set, e.g. "fp8 fp8:VIRNUCPRO_FP8_STATIC_SCALES=0" for an A/B in one call), BACKEND (cuda; onednn with PRECISIONS="" MODELS=test-data/demo-models
+# Knobs: PRECISIONS compared with fp32 (default "bf16 fp8"; an entry PRECISION:NAME=VALUE[+NAME=VALUE] runs that
+# precision with the environment variables set, e.g. "fp8 fp8:VIRNUCPRO_FP8_STATIC_SCALES=0" for an A/B in one call), BACKEND (cuda; onednn with PRECISIONS="" MODELS=test-data/demo-models
 # for a dry run here), MODELS (default /tmp/models), SLICE_BP (default 1000000), LENGTHS (default "300 500").
 set -uo pipefail
 bundle=${BUNDLE:-.bundle}
@@ -28,7 +28,7 @@ mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 # A PRECISIONS entry as predict's --precision and the environment it runs in (PRECISION:NAME=VALUE).
 precision_of() { echo "${1%%:*}"; }
-env_of() { if [[ $1 == *:* ]]; then echo "${1#*:}"; fi; }
+env_of() { if [[ $1 == *:* ]]; then echo "${1#*:}" | tr '+' ' '; fi; }
 v() { # ENTRY PREDICT-ARGS...
   local entry=$1; shift
   env $(env_of "$entry") timeout -k 5 "${STEP_LIMIT_S:-240}" node "$bundle/virnucpro-entry.mjs" predict "$@" --precision "$(precision_of "$entry")" --backend "$backend" --force --quiet

@@ -14,7 +14,7 @@
 //   one model setup; --rounds N, order reversed every other round; means checked per variant)
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
+import { calibrateEsm2, esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import { planCompute, startCompute, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
@@ -50,6 +50,7 @@ const backend = (await startCompute((await planCompute({ backend: args.backend a
 const inFlight = batchesInFlight(backend, args['in-flight']);
 const t0 = performance.now();
 const model = new Esm2Model(config, randomEsm2Weights(config));
+await calibrateEsm2(model); // as loadEsm2Embedder does (fp8 only)
 await model.meanEmbeddings([tokenizeProtein('MKV')]); // materialise weights, compile kernels/shaders
 const setupSeconds = (performance.now() - t0) / 1000;
 const parameters = esm2Parameters(config);

@@ -6,7 +6,7 @@
 //   node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48 [--variants N: the first N choices only; 1 = --precision fp8 as it runs]
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
+import { calibrateEsm2, esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
 import { type CudaBackend, type Fp8LayerRole } from '@virnucpro/tfjs-backend-cuda';
 import { startCompute } from '@virnucpro/compute';
 import { inFullPrecision } from '@virnucpro/ops';
@@ -30,6 +30,8 @@ const full = inFullPrecision(() => new Esm2Model(config, randomEsm2Weights(confi
 const reference = await inFullPrecision(() => full.meanEmbeddings(proteins));
 full.dispose();
 const model = new Esm2Model(config, randomEsm2Weights(config));
+// As loadEsm2Embedder does: the bias correction's calibration pass over the package's fixed proteins.
+await calibrateEsm2(model);
 
 function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0, na = 0, nb = 0;
@@ -37,8 +39,9 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return dot / Math.sqrt(na * nb);
 }
 
-const variants: { bf16Layers: Fp8LayerRole[]; fastAccum?: boolean }[] = [
-  { bf16Layers: [] }, { bf16Layers: ['out'] }, { bf16Layers: ['fc2'] }, { bf16Layers: ['out', 'fc2'] }, { bf16Layers: ['qkv', 'fc1'] },
+const variants: { bf16Layers: Fp8LayerRole[]; fastAccum?: boolean; biasCorrection?: boolean }[] = [
+  // --precision fp8 as it runs, then without the bias correction (the A/B of fp8-bias-correction.ts).
+  { bf16Layers: [] }, { bf16Layers: [], biasCorrection: false }, { bf16Layers: ['out'] }, { bf16Layers: ['fc2'] }, { bf16Layers: ['out', 'fc2'] }, { bf16Layers: ['qkv', 'fc1'] },
   // One layer type at a time in FP8 (the others bf16): each type's own share of the error.
   { bf16Layers: ['out', 'fc1', 'fc2'] }, { bf16Layers: ['qkv', 'fc1', 'fc2'] }, { bf16Layers: ['qkv', 'out', 'fc2'] }, { bf16Layers: ['qkv', 'out', 'fc1'] },
   { bf16Layers: ['qkv', 'out'] },
@@ -51,6 +54,7 @@ const results = [];
 for (const variant of variants.slice(0, args.variants ? Number(args.variants) : variants.length)) {
   cuda.fp8Bf16Layers = new Set(variant.bf16Layers);
   cuda.fp8FastAccum = variant.fastAccum ?? true;
+  cuda.fp8BiasCorrection = variant.biasCorrection ?? true;
   const means = await model.meanEmbeddings(proteins);
   const byLength = residues.map((r) => {
     const cos = proteins.flatMap((t, i) => (t.length === r + 2 ? [cosine(means[i], reference[i])] : []));
