@@ -7,11 +7,13 @@ import { calibrateQuantisation } from '../src/index.js';
 class CalibratingBackend extends tf.KernelBackend {
   inPass = false;
   passes = 0;
+  overlapped = false;
   constructor(readonly needsQuantisationCalibration: boolean) {
     super();
   }
   async withQuantisationCalibration<T>(fn: () => Promise<T>): Promise<T> {
     this.passes++;
+    if (this.inPass) this.overlapped = true;
     this.inPass = true;
     try {
       return await fn();
@@ -25,7 +27,7 @@ class CalibratingBackend extends tf.KernelBackend {
 describe('calibrateQuantisation', () => {
   afterAll(async () => {
     await tf.setBackend('cpu');
-    for (const name of ['calibrating-test', 'not-calibrating-test']) tf.removeBackend(name);
+    for (const name of ['calibrating-test', 'not-calibrating-test', 'serial-test']) tf.removeBackend(name);
   });
 
   it('does not run the pass on a backend without quantised arithmetic', async () => {
@@ -58,5 +60,22 @@ describe('calibrateQuantisation', () => {
     expect(seenInPass).toBe(true);
     expect(backend.passes).toBe(1);
     expect(backend.inPass).toBe(false);
+  });
+
+  it('runs passes started together one after another, a failed one not blocking the next', async () => {
+    const backend = new CalibratingBackend(true);
+    tf.registerBackend('serial-test', () => backend);
+    await tf.setBackend('serial-test');
+    const order: string[] = [];
+    const pass = (name: string, fail = false) => async () => {
+      order.push(`${name} start`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      order.push(`${name} end`);
+      if (fail) throw new Error(`${name} failed`);
+    };
+    const results = await Promise.allSettled([calibrateQuantisation(pass('a', true)), calibrateQuantisation(pass('b'))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    expect(order).toEqual(['a start', 'a end', 'b start', 'b end']);
+    expect(backend.overlapped).toBe(false);
   });
 });
