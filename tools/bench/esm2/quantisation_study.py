@@ -9,14 +9,16 @@ tools/bench/esm2/fp8-accuracy-esm2.ts does for our fp8 path. The schemes:
   e4m3   activations one scale per row, weights one per output channel, rounded to E4M3 (our fp8 path with per-row scales)
   int8   the same scales, rounded to symmetric INT8 (±127)
   bf16   operands rounded to bf16
-Then `--gemm-probe`: cuBLASLt throughput of INT8 (torch._int_mm, int32 out), FP8 E4M3 (torch._scaled_mm, bf16 out)
+per layer type and block; then E4M3 with each layer's bias corrected for the weights' rounding, b − x̄·(Q(W) − W),
+with x̄ the mean input row over other random proteins (calibrated), over each protein itself, or derived from the
+weights alone; then real cuBLASLt FP8 GEMMs (torch._scaled_mm, row-wise scales) with fast and exact accumulation.
+Results and what they mean: docs/benchmarks/cuda.md (fp8 bias correction, 2026-11-26). Then `--gemm-probe`: cuBLASLt throughput of INT8 (torch._int_mm, int32 out), FP8 E4M3 (torch._scaled_mm, bf16 out)
 and bf16 (torch.mm) on the model's four GEMM shapes. Prints one JSON object.
   python3 tools/bench/esm2/quantisation_study.py [--layers 36 --dim 2560] [--gemm-probe]
 """
 import argparse
 import json
 import math
-import time
 
 import torch
 
