@@ -9,27 +9,20 @@
 // calibration set, 1 − cosine to fp32 fell from 3.6 × 10⁻³ to 1.1 × 10⁻³ (Nagel et al. 2019's bias correction,
 // with calibration data in place of batch-norm statistics). It costs nothing per batch, and it is the same for
 // every batch: results stay independent of batch neighbours.
-import { e4m3Scale, e4m3ToNumber, numberToE4M3 } from './fp8.js';
+import { e4m3ToNumber, numberToE4M3, quantizeE4M3 } from './fp8.js';
 
 /**
  * The corrected bias b' = b − mean·(Q(W) − W) of a weight W [inner, cols] (row-major, the values as stored),
  * quantised as the backend does: one scale per output channel, or one for the whole weight (`perTensor`).
  */
 export function fp8CorrectedBias(weight: ArrayLike<number>, inner: number, cols: number, mean: ArrayLike<number>, bias: ArrayLike<number> | undefined, perTensor: boolean): Float64Array {
-  const columnScales = Array.from({ length: cols }, (_, c) => {
-    let amax = 0;
-    for (let k = 0; k < inner; k++) amax = Math.max(amax, Math.abs(weight[k * cols + c]));
-    return e4m3Scale(Math.fround(amax));
-  });
-  const tensorScale = Math.max(...columnScales);
+  const tensorScale = perTensor ? quantizeE4M3(weight).scale : 0;
   const out = new Float64Array(cols);
   for (let c = 0; c < cols; c++) {
-    const scale = perTensor ? tensorScale : columnScales[c];
+    const column = Array.from({ length: inner }, (_, k) => weight[k * cols + c]);
+    const scale = perTensor ? tensorScale : quantizeE4M3(column).scale;
     let error = 0;
-    for (let k = 0; k < inner; k++) {
-      const w = weight[k * cols + c];
-      error += mean[k] * (e4m3ToNumber(numberToE4M3(Math.fround(w / scale))) * scale - w);
-    }
+    column.forEach((w, k) => (error += mean[k] * (e4m3ToNumber(numberToE4M3(Math.fround(w / scale))) * scale - w)));
     out[c] = (bias ? bias[c] : 0) - error;
   }
   return out;

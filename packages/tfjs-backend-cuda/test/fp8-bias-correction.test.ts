@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fp8CorrectedBias } from '../src/fp8-bias-correction.js';
-import { e4m3ToNumber, numberToE4M3, e4m3Scale } from '../src/fp8.js';
+import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
 
 function random(n: number, seed: number, lo = -1, hi = 1): Float64Array {
   let x = seed >>> 0 || 1;
@@ -10,18 +10,19 @@ function random(n: number, seed: number, lo = -1, hi = 1): Float64Array {
   });
 }
 
-/** The weight as an FP8 GEMM multiplies by it (per output channel, or one scale). */
+/** The weight as an FP8 GEMM multiplies by it (per output channel, or one scale), through src/fp8.ts' quantizeE4M3. */
 function rounded(w: Float64Array, inner: number, cols: number, perTensor: boolean): Float64Array {
-  const scales = Array.from({ length: cols }, (_, c) => {
-    let amax = 0;
-    for (let k = 0; k < inner; k++) amax = Math.max(amax, Math.abs(w[k * cols + c]));
-    return e4m3Scale(Math.fround(amax));
-  });
-  const tensor = Math.max(...scales);
-  return w.map((v, i) => {
-    const s = perTensor ? tensor : scales[i % cols];
-    return e4m3ToNumber(numberToE4M3(Math.fround(v / s))) * s;
-  });
+  const out = new Float64Array(w.length);
+  if (perTensor) {
+    const { bits, scale } = quantizeE4M3(w);
+    bits.forEach((b, i) => (out[i] = e4m3ToNumber(b) * scale));
+    return out;
+  }
+  for (let c = 0; c < cols; c++) {
+    const { bits, scale } = quantizeE4M3(Array.from({ length: inner }, (_, k) => w[k * cols + c]));
+    bits.forEach((b, k) => (out[k * cols + c] = e4m3ToNumber(b) * scale));
+  }
+  return out;
 }
 
 function rowTimes(x: ArrayLike<number>, w: ArrayLike<number>, inner: number, cols: number): Float64Array {
