@@ -32,6 +32,7 @@ export { queryBlockRows } from './query-block-rows.js';
 export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
 export { calibrateQuantisation } from './quantisation-calibration.js';
+export { inModelBlock } from './model-block.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';
 export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';

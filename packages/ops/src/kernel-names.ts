@@ -11,7 +11,8 @@ import type { PackedLayout } from './packed-layout.js';
  * residual [N, out]. `activation` 'gelu' is the exact erf GELU. The residual input is the fused residual add.
  */
 export const VnpLinear = 'VnpLinear';
-export type VnpLinearInputs = { x: TensorInfo; weight: TensorInfo; bias?: TensorInfo; residual?: TensorInfo };
+/** `cuSeqlens`: the packed layout of x's rows (int32 [S+1]), for a backend that corrects its rounding per sequence. */
+export type VnpLinearInputs = { x: TensorInfo; weight: TensorInfo; bias?: TensorInfo; residual?: TensorInfo; cuSeqlens?: TensorInfo };
 export interface VnpLinearAttrs extends NamedAttrMap {
   activation: 'none' | 'gelu';
 }
