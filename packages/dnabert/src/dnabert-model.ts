@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { embedding, geglu, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { embedding, geglu, inModelBlock, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
 import { alibiSlopes } from './alibi-slopes.js';
 import type { DnabertConfig } from './dnabert-config.js';
 import type { DnabertWeights } from './dnabert-weights.js';
@@ -74,15 +74,17 @@ export class DnabertModel {
     let x = tf.tidy(() => layerNorm(embedding(tf.tensor1d(ids, 'int32'), this.embeddings, 1), this.embLnGamma, this.embLnBeta, eps));
     // One tidy per layer: a layer's intermediates (the GeGLU input alone is [N, 2I]) are freed before the next
     // starts; in one tidy around the stack all 12 layers' stayed alive to the end (a 4,096-token batch: 3.6 GB RSS).
-    for (const l of this.layers) {
-      const next = tf.tidy(() => {
-        const qkv = linear(x, l.wqkvT, l.bqkv);
+    for (const [i, l] of this.layers.entries()) {
+      const next = tf.tidy(() => inModelBlock(i, this.layers.length, () => {
+        // `segments`: the same result; a backend that rounds the weights may correct that rounding per sequence.
+        const segments = layout;
+        const qkv = linear(x, l.wqkvT, l.bqkv, { segments });
         const context = packedAttention(qkv, layout, { numHeads, scale, alibiSlopes: this.slopes });
-        const y = layerNorm(linear(context, l.attnOutT, l.attnOutBias, { residual: x }), l.attnLnGamma, l.attnLnBeta, eps);
+        const y = layerNorm(linear(context, l.attnOutT, l.attnOutBias, { residual: x, segments }), l.attnLnGamma, l.attnLnBeta, eps);
         // GeGLU: GELU(first I columns) · (last I columns), then the output projection.
-        const mlp = linear(geglu(linear(y, l.gatedT)), l.mlpOutT, l.mlpOutBias, { residual: y });
+        const mlp = linear(geglu(linear(y, l.gatedT, undefined, { segments })), l.mlpOutT, l.mlpOutBias, { residual: y, segments });
         return layerNorm(mlp, l.mlpLnGamma, l.mlpLnBeta, eps);
-      });
+      }));
       x.dispose();
       x = next;
     }

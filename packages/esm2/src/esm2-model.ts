@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { embedding, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { embedding, inModelBlock, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
 import { maskId, padId } from './alphabet.js';
 import type { Esm2Config } from './esm2-config.js';
 import { disposeEsm2Weights, type Esm2LayerWeights, type Esm2Weights } from './esm2-weights.js';
@@ -35,8 +35,9 @@ export class Esm2Model {
     const scale = this.tokenDropoutScales(tokens, layout);
     let x = tf.tidy(() =>
       embedding(tf.tensor1d(ids, 'int32'), this.weights.embedTokens, typeof scale === 'number' ? scale : tf.tensor1d(scale)));
-    for (const layer of this.weights.layers) {
-      const next = tf.tidy(() => this.layerForward(x, layer, layout));
+    const blocks = this.weights.layers.length;
+    for (const [i, layer] of this.weights.layers.entries()) {
+      const next = tf.tidy(() => inModelBlock(i, blocks, () => this.layerForward(x, layer, layout)));
       x.dispose();
       x = next;
     }
@@ -77,11 +78,13 @@ export class Esm2Model {
     const a = layerNorm(x, w.attnNormGamma, w.attnNormBeta, eps);
     // q already carries head_dim^-0.5 (folded into the weights at load), hence scale 1; q and k are rotated
     // inside the attention op (a backend may do it while loading them instead of in a pass of its own).
-    const qkv = linear(a, w.qkvWT, w.qkvB);
+    // `segments`: the same result; a backend that rounds the weights may correct that rounding per sequence.
+    const segments = layout;
+    const qkv = linear(a, w.qkvWT, w.qkvB, { segments });
     const context = packedAttention(qkv, layout, { numHeads: H, scale: 1, rotary });
-    const h = linear(context, w.outWT, w.outB, { residual: x });
+    const h = linear(context, w.outWT, w.outB, { residual: x, segments });
     const f = layerNorm(h, w.ffnNormGamma, w.ffnNormBeta, eps);
-    return linear(linear(f, w.fc1WT, w.fc1B, { activation: 'gelu' }), w.fc2WT, w.fc2B, { residual: h });
+    return linear(linear(f, w.fc1WT, w.fc1B, { activation: 'gelu', segments }), w.fc2WT, w.fc2B, { residual: h, segments });
   }
 
   /**
