@@ -7,12 +7,13 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { calibrateQuantisation, embedding, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
+import { calibrateQuantisation, embedding, inModelBlock, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
 import { e4m3ToNumber, numberToE4M3, quantizeE4M3 } from '../src/fp8.js';
 import { fp8CorrectedBias } from '../src/fp8-bias-correction.js';
+import { fp8SequenceCorrection } from '../src/fp8-sequence-correction.js';
 import { attentionFp8OutputScale, columnL2Norms, geluFp8OutputScale, layerNormFp8Bounds } from '../src/fp8-static-scales.js';
 import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
 import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
@@ -485,6 +486,83 @@ if (precision === 'fp8') {
     [xt, wt, bt].forEach((t) => t.dispose());
     const ok = corrected < 0.5 * plain;
     console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 bias correction ${d}→${f}: the mean output row's RMS error to the exact one ${corrected.toExponential(2)} corrected, ${plain.toExponential(2)} plain`);
+    if (ok) passed++; else failed++;
+  }
+  // Per-sequence correction (fp8-sequence-correction.ts): a linear layer told its rows' sequences takes each
+  // sequence's x̄_s·(Q(W) − W) off its rows. Against the cpu arithmetic (on x before its E4M3 rounding, so within a
+  // few per cent of the correction plus the output's two bf16 roundings), each sequence's mean output row against
+  // the exact one with and without, and a sequence alone against the same sequence packed after others (bits).
+  {
+    const lengths = [5, 1, 40, 50];
+    const [n, d, f] = [96, 512, 384];
+    const offsets = [0, 5, 6, 46, 96];
+    // Each sequence's rows share an offset of their own (as a model's residual streams do).
+    const shift = random(4 * d, -1, 2);
+    const x = random(n * d, -0.5, 0.5).map((v, i) => v + shift[offsets.findIndex((o, s) => Math.floor(i / d) >= o && Math.floor(i / d) < offsets[s + 1]) * d + (i % d)]);
+    const w = random(d * f, -0.05, 0.05); const b = random(f, -0.1, 0.1);
+    await tf.setBackend('cuda');
+    const [xt, wt, bt] = [tf.tensor2d(toStorage(x), [n, d]), tf.tensor2d(w, [d, f]), tf.tensor1d(b)];
+    const layout = packedLayout(lengths);
+    const alone = packedLayout([50]);
+    void [layout.offsetsTensor, alone.offsetsTensor]; // made here, outside run()'s leak count
+    const correcting = cuda.fp8SequenceCorrection;
+    cuda.fp8SequenceCorrection = true; // off by default ($VIRNUCPRO_FP8_SEQUENCE_CORRECTION=1)
+    const corrected = await run('cuda', () => linear(xt, wt, bt, { segments: layout }));
+    const lastAlone = await run('cuda', () => linear(tf.slice(xt, [46, 0], [50, d]) as tf.Tensor2D, wt, bt, { segments: alone }));
+    cuda.fp8SequenceCorrection = false;
+    const plain = await run('cuda', () => linear(xt, wt, bt, { segments: layout }));
+    cuda.fp8SequenceCorrection = correcting;
+    await tf.setBackend('cuda');
+    [xt, wt, bt].forEach((t) => t.dispose());
+    layout.dispose(); alone.dispose();
+    const want = fp8SequenceCorrection(x, offsets, w, d, f, false);
+    let maxErr = 0; let maxCorr = 0; let maxY = 0;
+    for (let r = 0; r < n; r++) {
+      const s = offsets.findIndex((o, j) => r >= o && r < offsets[j + 1]);
+      for (let c = 0; c < f; c++) {
+        maxErr = Math.max(maxErr, Math.abs(corrected[r * f + c] - plain[r * f + c] - want[s * f + c]));
+        maxCorr = Math.max(maxCorr, Math.abs(want[s * f + c]));
+        maxY = Math.max(maxY, Math.abs(plain[r * f + c]));
+      }
+    }
+    const okRows = maxErr <= 0.05 * maxCorr + 2 * 2 ** -8 * maxY && maxCorr > 0;
+    console.log(`${okRows ? 'ok  ' : 'FAIL'} fp8 sequence correction ${lengths.length} segments ${d}→${f}: rows moved within ${maxErr.toExponential(2)} of the cpu's correction (up to ${maxCorr.toExponential(2)}; outputs up to ${maxY.toFixed(2)})`);
+    if (okRows) passed++; else failed++;
+    const meanRms = (y: Float32Array) => {
+      let sq = 0;
+      for (let s = 0; s < lengths.length; s++) {
+        for (let c = 0; c < f; c++) {
+          let got = 0; let exact = b[c];
+          for (let r = offsets[s]; r < offsets[s + 1]; r++) got += y[r * f + c] / lengths[s];
+          for (let k = 0; k < d; k++) for (let r = offsets[s]; r < offsets[s + 1]; r++) exact += (x[r * d + k] * w[k * f + c]) / lengths[s];
+          sq += (got - exact) ** 2;
+        }
+      }
+      return Math.sqrt(sq / (lengths.length * f));
+    };
+    const [withIt, without] = [meanRms(corrected), meanRms(plain)];
+    const okMeans = withIt < 0.5 * without;
+    console.log(`${okMeans ? 'ok  ' : 'FAIL'} fp8 sequence correction: the sequences' mean output rows' RMS error to the exact ones ${withIt.toExponential(2)} corrected, ${without.toExponential(2)} plain`);
+    if (okMeans) passed++; else failed++;
+    let diff = 0;
+    for (let i = 0; i < 50 * f; i++) diff = Math.max(diff, Math.abs(lastAlone[i] - corrected[46 * f + i]));
+    console.log(`${diff === 0 ? 'ok  ' : 'FAIL'} fp8 sequence correction: a sequence alone and packed after three others, max |Δ| ${diff}`);
+    if (diff === 0) passed++; else failed++;
+  }
+  // The first blocks of a model run in bf16 (withModelBlock): a layer norm and a linear layer in block 0 of 12 give
+  // exactly what they give with every layer kept in bf16; in block 11 of 12 they run in fp8 (and differ).
+  {
+    const [n, d, f] = [64, 256, 512];
+    const x = random(n * d, -2, 2); const g = random(d, 0.5, 1.5); const be = random(d, -0.2, 0.2); const w = random(d * f, -0.1, 0.1); const b = random(f);
+    const build = (block: number) => () => inModelBlock(block, 12, () => linear(layerNorm(tf.tensor2d(x, [n, d]), tf.tensor1d(g), tf.tensor1d(be), 1e-5), tf.tensor2d(w, [d, f]), tf.tensor1d(b)));
+    const [first, second] = [await run('cuda', build(0)), await run('cuda', build(11))];
+    const layers = cuda.fp8Bf16Layers;
+    cuda.fp8Bf16Layers = new Set(['qkv', 'out', 'fc1', 'fc2']);
+    const bf16 = await run('cuda', build(11));
+    cuda.fp8Bf16Layers = layers;
+    const maxDiff = (a: Float32Array, c: Float32Array) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - c[i])), 0);
+    const ok = cuda.fp8Bf16BlockCount(12) >= 1 && cuda.fp8Bf16BlockCount(12) < 12 && maxDiff(first, bf16) === 0 && maxDiff(second, bf16) > 0;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 bf16 blocks: block 0 of 12 as bf16 (max |Δ| ${maxDiff(first, bf16)}), block 11 in fp8 (max |Δ| to bf16 ${maxDiff(second, bf16).toExponential(2)}), ${cuda.fp8Bf16BlockCount(12)} of 12 / ${cuda.fp8Bf16BlockCount(36)} of 36 in bf16`);
     if (ok) passed++; else failed++;
   }
 }

@@ -7,6 +7,7 @@ import { CudaDriver, type DeviceInfo, type DevicePtr, type Handle } from './cuda
 import { castSource } from './cuda/cast.js';
 import { fp8Source } from './cuda/fp8.js';
 import { fp8BiasCorrectionSource } from './cuda/fp8-bias-correction.js';
+import { fp8SequenceCorrectionSource } from './cuda/fp8-sequence-correction.js';
 import { quantizeRowsLaunch } from './fp8-quantize-rows.js';
 import { attentionOutputMargin, geluNegativeBound } from './fp8-static-scales.js';
 import { attentionMinBlocks } from './attention-min-blocks.js';
@@ -49,6 +50,10 @@ export interface CudaBackendDescription {
     staticAttention: boolean;
     /** Linear layers whose bias was corrected for their weight's rounding (a calibration pass ran): fp8CorrectedBias. */
     biasCorrectedLayers: number;
+    /** Whether linear layers without GELU take each sequence's own correction (CudaBackend.fp8SequenceCorrection). */
+    sequenceCorrection: boolean;
+    /** How many of a model's first blocks run in bf16 (CudaBackend.fp8Bf16Blocks). */
+    bf16Blocks: number | 'ceil(blocks/9)';
     /** GEMM shapes run with per-tensor scales: `tensor` (storage-typed output) or `tensor→e4m3` (fc1 writing fc2's
      * input); a shape that cuBLASLt refused there ran as in `gemms`. */
     tensorGemms: Record<string, 'tensor' | 'tensor→e4m3'>;
@@ -96,6 +101,8 @@ export interface TensorData {
   fp8StaticProducer?: { weight: TensorInfo; bias: TensorInfo | undefined; inputBounds: DevicePtr };
   /** fp8, a weight: the column sums of its layer's input over a calibration pass (withQuantisationCalibration). */
   fp8InputSums?: { sums: DevicePtr; rows: number };
+  /** fp8, a weight: Q(W) − W [inner, cols] in T for each copy of the weight (fp8WeightError), made on first use. */
+  fp8WeightError?: Partial<Record<'rows' | 'tensor', { ptr: DevicePtr; cols: number }>>;
   /** fp8, a weight: its layer's bias with the weight rounding's effect on the calibration mean taken out, per copy
    * of the weight (fp8CorrectedBias), with the bias it was made from. */
   fp8Bias?: Partial<Record<'rows' | 'tensor', { from: DataId | undefined; bias: TensorInfo }>>;
@@ -163,6 +170,20 @@ export class CudaBackend extends KernelBackend {
    * ran its calibration pass (withQuantisationCalibration). $VIRNUCPRO_FP8_BIAS_CORRECTION=0: no calibration, the
    * plain bias (the A/B). */
   fp8BiasCorrection: boolean;
+  /** fp8: a linear layer without GELU that is told its rows' sequences takes its weight rounding's effect on each
+   * sequence's own mean input row out of that sequence's rows (fp8-sequence-correction.ts) in place of the
+   * calibrated bias; fc1 (GELU in cuBLASLt's epilogue) keeps the calibrated one. Off unless
+   * $VIRNUCPRO_FP8_SEQUENCE_CORRECTION=1: unfused it cost ESM-2 3B 26 % of its fp8 speed for 10 % less 1 − cosine
+   * (H100, 2026-11-26, docs/benchmarks/cuda.md). */
+  fp8SequenceCorrection: boolean;
+  /** fp8: how many of a model's first blocks run in bf16 (withModelBlock); undefined: ⌈blocks/9⌉ (ESM-2 3B: 4 of 36,
+   * DNABERT-S: 2 of 12). Rounding error that enters early passes through every later block: on ESM-2 3B the first 4
+   * blocks in bf16 cut 1 − cosine to fp32 4× (0.99625 → 0.99906 at 52 tokens) for 6–8 % of the fp8 speed (H100,
+   * 2026-11-26, docs/benchmarks/cuda.md). $VIRNUCPRO_FP8_BF16_BLOCKS=N: the first N of every model (0: every block
+   * in fp8, the A/B; tools may change it). */
+  fp8Bf16Blocks: number | undefined;
+  /** fp8: inside a block that runs in bf16 (withModelBlock). */
+  private inBf16Block = false;
   /** fp8: while a calibration pass runs, the column sums of each linear layer's input, by weight. */
   private fp8Calibration?: Map<DataId, { sums: DevicePtr; rows: number }>;
   /** fp8: weights that hold calibration sums now. */
@@ -210,6 +231,8 @@ export class CudaBackend extends KernelBackend {
     this.fp8StaticScales = process.env.VIRNUCPRO_FP8_STATIC_SCALES !== '0';
     this.fp8StaticAttention = process.env.VIRNUCPRO_FP8_STATIC_ATTENTION !== '0';
     this.fp8BiasCorrection = process.env.VIRNUCPRO_FP8_BIAS_CORRECTION !== '0';
+    this.fp8SequenceCorrection = process.env.VIRNUCPRO_FP8_SEQUENCE_CORRECTION === '1';
+    this.fp8Bf16Blocks = bf16BlocksFromEnv(process.env.VIRNUCPRO_FP8_BF16_BLOCKS);
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.attentionMinBlocks = attentionMinBlocks(this.device.arch);
@@ -243,7 +266,27 @@ export class CudaBackend extends KernelBackend {
 
   /** True while linear layers run as FP8 GEMMs: precision fp8, outside withFullPrecision. */
   get fp8Active(): boolean {
-    return this.precision === 'fp8' && this.storage === 'bf16';
+    return this.precision === 'fp8' && this.storage === 'bf16' && !this.inBf16Block;
+  }
+
+  /** How many of a model's first blocks run in bf16 under fp8 (fp8Bf16Blocks). */
+  fp8Bf16BlockCount(blocks: number): number {
+    return Math.min(blocks, this.fp8Bf16Blocks ?? Math.ceil(blocks / 9));
+  }
+
+  /**
+   * Runs `fn`, block `block` of a model's `blocks` (@virnucpro/ops inModelBlock): in fp8, the first
+   * fp8Bf16BlockCount(blocks) blocks run as in bf16 (no FP8 GEMM, no E4M3 rows), except during a calibration pass,
+   * which records every layer.
+   */
+  withModelBlock<T>(block: number, blocks: number, fn: () => T): T {
+    if (this.inBf16Block || this.precision !== 'fp8' || this.fp8Calibration || block >= this.fp8Bf16BlockCount(blocks)) return fn();
+    this.inBf16Block = true;
+    try {
+      return fn();
+    } finally {
+      this.inBf16Block = false;
+    }
   }
 
   /** Whether a model should run its calibration pass (@virnucpro/ops calibrateQuantisation): fp8 with bias correction. */
@@ -309,6 +352,43 @@ export class CudaBackend extends KernelBackend {
     return corrected;
   }
 
+  /**
+   * After an FP8 GEMM y = x·Q(W) on the weight's `scales` copy: each segment s of `cuSeqlens` takes
+   * x̄_s·(Q(W) − W) off its rows of y [rows, cols], x̄_s the mean of its rows of x as the GEMM read them
+   * (fp8-sequence-correction.ts).
+   */
+  fp8SequenceCorrect(x: TensorInfo, weight: TensorInfo, scales: 'rows' | 'tensor', cuSeqlens: TensorInfo, y: DevicePtr): void {
+    const inner = x.shape[1];
+    const cols = weight.shape[1];
+    const segments = cuSeqlens.shape[0] - 1;
+    if (segments < 1) return;
+    const rows = this.fp8Rows(x);
+    const cu = this.ptr(cuSeqlens);
+    const bytes = bytesPerElement(this.storage);
+    const means = this.allocator.alloc(Math.max(16, segments * inner * bytes));
+    const corrections = this.allocator.alloc(Math.max(16, segments * cols * bytes));
+    this.launch(fp8SequenceCorrectionSource, 'fp8_segment_mean', [], [Math.ceil(inner / 128), segments, 1], [128, 1, 1], 0, 'ppippi', rows.data, rows.scales, rows.perTensor ? 0 : 1, cu, means, inner);
+    this.gemm(segments, inner, cols, means, this.fp8WeightError(weight, scales), corrections, undefined, undefined);
+    this.launch(fp8SequenceCorrectionSource, 'subtract_segment_rows', [], [Math.ceil(cols / 128), segments, 1], [128, 1, 1], 0, 'pppi', y, corrections, cu, cols);
+    this.allocator.release(means);
+    this.allocator.release(corrections);
+  }
+
+  /** Q(W) − W [inner, cols] in T for the weight's `scales` copy (fp8Weight), made once. */
+  private fp8WeightError(weight: TensorInfo, scales: 'rows' | 'tensor'): DevicePtr {
+    const d = this.tensorData(weight.dataId);
+    const [inner, cols] = weight.shape;
+    const kept = d.fp8WeightError?.[scales];
+    if (kept?.cols === cols) return kept.ptr; // a reshaped view of the same data gets its own (as fp8Weight)
+    if (kept) this.allocator.release(kept.ptr);
+    const w8 = this.fp8Weight(weight, scales);
+    const error = this.allocator.alloc(Math.max(16, inner * cols * bytesPerElement(this.storage)));
+    this.launch(fp8SequenceCorrectionSource, 'fp8_weight_error', [], blocks(inner * cols), [THREADS, 1, 1], 0, 'pppipii',
+      this.ptr(weight), w8.data, w8.scales, scales === 'tensor' ? 0 : 1, error, inner, cols);
+    d.fp8WeightError = { ...d.fp8WeightError, [scales]: { ptr: error, cols } };
+    return error;
+  }
+
   private releaseFp8Correction(d: TensorData): void {
     if (d.fp8InputSums) {
       this.allocator.release(d.fp8InputSums.sums);
@@ -317,6 +397,11 @@ export class CudaBackend extends KernelBackend {
     for (const kept of Object.values(d.fp8Bias ?? {})) this.disposeData(kept.bias.dataId, true);
     d.fp8InputSums = undefined;
     d.fp8Bias = undefined;
+  }
+
+  private releaseFp8WeightError(d: TensorData): void {
+    for (const kept of Object.values(d.fp8WeightError ?? {})) this.allocator.release(kept.ptr);
+    d.fp8WeightError = undefined;
   }
 
   storageOf(dtype: DataType): StorageType {
@@ -626,6 +711,7 @@ export class CudaBackend extends KernelBackend {
     if (d.fp8NormBounds) this.allocator.release(d.fp8NormBounds.ptr);
     for (const kept of Object.values(d.fp8OutputScales ?? {})) this.allocator.release(kept.ptr);
     this.releaseFp8Correction(d);
+    this.releaseFp8WeightError(d);
     this.data.delete(dataId);
     return true;
   }
@@ -779,7 +865,7 @@ export class CudaBackend extends KernelBackend {
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
       ...(this.precision === 'fp8'
-        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: this.fp8Bf16Blocks ?? 'ceil(blocks/9)', tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
         : {}),
     };
   }
@@ -829,6 +915,13 @@ function parseFp8Layers(value: string | undefined): Set<Fp8LayerRole> {
 }
 
 /** Grid of 1-D blocks covering n elements. */
+/** $VIRNUCPRO_FP8_BF16_BLOCKS: a count of blocks (an integer ≥ 0), or unset / empty for the default rule. */
+function bf16BlocksFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`VIRNUCPRO_FP8_BF16_BLOCKS: '${value}' is not a count of blocks (an integer ≥ 0)`);
+  return Number(value);
+}
+
 export function blocks(n: number, threads = THREADS): [number, number, number] {
   return [Math.max(1, Math.ceil(n / threads)), 1, 1];
 }

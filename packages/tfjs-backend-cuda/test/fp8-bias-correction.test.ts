@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fp8CorrectedBias } from '../src/fp8-bias-correction.js';
+import { fp8SequenceCorrection } from '../src/fp8-sequence-correction.js';
 import { e4m3ToNumber, quantizeE4M3 } from '../src/fp8.js';
 
 function random(n: number, seed: number, lo = -1, hi = 1): Float64Array {
@@ -74,5 +75,43 @@ describe('fp8CorrectedBias', () => {
     // A row near the mean: the corrected bias leaves a much smaller error than the plain one.
     const near = mean.map((m, k) => m + 0.05 * random(inner, 37)[k]);
     expect(error(near, corrected)).toBeLessThan(0.5 * error(near, bias));
+  });
+});
+
+describe('fp8SequenceCorrection', () => {
+  const [inner, cols] = [32, 16];
+  const w = random(inner * cols, 23, -0.05, 0.05).map((v, i) => v * (1 + (i % cols)));
+  // Three sequences whose rows share a large offset of their own (as a model's residual streams do).
+  const offsets = [0, 5, 6, 13];
+  const x = Float64Array.from({ length: 13 * inner }, (_, i) => {
+    const row = Math.floor(i / inner);
+    const s = offsets.findIndex((o, j) => row >= o && row < offsets[j + 1]);
+    return random(1, 29 + i)[0] + (s + 1) * Math.sin(i % inner);
+  });
+  const rowsOf = (s: number) => x.subarray(offsets[s] * inner, offsets[s + 1] * inner);
+  const meanOf = (rows: Float64Array, n: number) => Float64Array.from({ length: inner }, (_, k) => Array.from({ length: n }, (_, r) => rows[r * inner + k]).reduce((a, b) => a + b, 0) / n);
+
+  for (const perTensor of [false, true]) {
+    it(`gives each sequence's mean output row through the rounded weight the exact weight's (${perTensor ? 'per tensor' : 'per channel'})`, () => {
+      const correction = fp8SequenceCorrection(x, offsets, w, inner, cols, perTensor);
+      const q = rounded(w, inner, cols, perTensor);
+      for (let s = 0; s < 3; s++) {
+        const mean = meanOf(rowsOf(s), offsets[s + 1] - offsets[s]);
+        const exact = rowTimes(mean, w, inner, cols);
+        const viaFp8 = rowTimes(mean, q, inner, cols).map((v, c) => v + correction[s * cols + c]);
+        for (let c = 0; c < cols; c++) expect(viaFp8[c]).toBeCloseTo(exact[c], 10);
+        // One calibrated mean (here: the first sequence's) would leave the others' means off.
+        if (s > 0) {
+          const calibrated = rowTimes(mean, q, inner, cols).map((v, c) => v + correction[c]);
+          expect(Math.max(...calibrated.map((v, c) => Math.abs(v - exact[c])))).toBeGreaterThan(1e-4);
+        }
+      }
+    });
+  }
+
+  it("gives a sequence the same rows whatever its neighbours (alone, or packed after others)", () => {
+    const packed = fp8SequenceCorrection(x, offsets, w, inner, cols, false);
+    const alone = fp8SequenceCorrection(rowsOf(2), [0, 7], w, inner, cols, false);
+    expect(Array.from(alone)).toEqual(Array.from(packed.subarray(2 * cols, 3 * cols)));
   });
 });

@@ -10,6 +10,8 @@ import { castSource } from '../src/cuda/cast.js';
 import { elementwiseSource } from '../src/cuda/elementwise.js';
 import { embeddingSource } from '../src/cuda/embedding.js';
 import { fp8Source } from '../src/cuda/fp8.js';
+import { fp8BiasCorrectionSource } from '../src/cuda/fp8-bias-correction.js';
+import { fp8SequenceCorrectionSource } from '../src/cuda/fp8-sequence-correction.js';
 import { layerNormSource } from '../src/cuda/layer-norm.js';
 import { prelude } from '../src/cuda/prelude.js';
 import { rotarySource } from '../src/cuda/rotary.js';
@@ -35,6 +37,8 @@ const variants: { source: CudaSource; defines: string[][]; storages?: string[]; 
   { source: elementwiseSource, defines: [[]] },
   { source: embeddingSource, defines: [[]] },
   { source: fp8Source, defines: [[]] },
+  { source: fp8BiasCorrectionSource, defines: [[]] },
+  { source: fp8SequenceCorrectionSource, defines: [[]] },
   { source: layerNormSource, defines: [[], ['-DLN_WORDS=1'], ['-DLN_WORDS=3'], ['-DLN_WORDS=10'], ['-DLN_WORDS=12']] },
   { source: rotarySource, defines: [[]] },
   { source: segmentMeanSource, defines: [[]] },

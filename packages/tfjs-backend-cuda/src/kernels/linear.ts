@@ -19,13 +19,16 @@ import { elementsPerWord } from '../precision.js';
  * channel; after fc1 the GELU kernel writes fc2's fp8 rows (with their per-row scales) instead of bf16. With a layer
  * norm's static rows (qkv, fc1: CudaBackend.fp8StaticScales) the GEMM takes per-tensor scales, and fc1 writes fc2's
  * E4M3 rows itself (tensorScaledGemm). `out`'s input rows come from packed attention (fp8StaticAttention).
+ * A layer without GELU told its rows' sequences (`cuSeqlens`) takes the weight rounding's effect on each sequence's
+ * mean input row out of that sequence's rows after the GEMM (fp8SequenceCorrection); the others take the bias
+ * corrected on the calibration mean (fp8CorrectedBias).
  */
 export const linearConfig: KernelConfig = {
   kernelName: VnpLinear,
   backendName: 'cuda',
   kernelFunc: (({ inputs, attrs, backend }) => {
     const cuda = backend as CudaBackend;
-    const { x, weight, bias, residual } = inputs as { x: TensorInfo; weight: TensorInfo; bias?: TensorInfo; residual?: TensorInfo };
+    const { x, weight, bias, residual, cuSeqlens } = inputs as { x: TensorInfo; weight: TensorInfo; bias?: TensorInfo; residual?: TensorInfo; cuSeqlens?: TensorInfo };
     const gelu = (attrs as VnpLinearAttrs).activation === 'gelu';
     const [rows, inner] = x.shape;
     const cols = weight.shape[1];
@@ -37,12 +40,16 @@ export const linearConfig: KernelConfig = {
     const fp8 = cuda.fp8Active && inner % 16 === 0 && cols % 16 === 0 && !cuda.fp8Bf16Layers.has(fp8Role(cuda, x, inner, gelu));
     // fc1 (GELU, no residual) with fc2 in fp8: the GELU kernel writes fc2's fp8 rows and finishes the GEMM's epilogue.
     const geluToFp8 = gelu && !residual && cuda.fp8Active && cols % 16 === 0 && !cuda.fp8Bf16Layers.has('fc2');
-    // FP8 GEMMs take the bias corrected for their weight copy's rounding (where a calibration pass ran).
-    const tensorScaled = fp8 && cuda.fp8Rows(x).perTensor ? tensorScaledGemm(cuda, x, weight, cuda.fp8CorrectedBias(weight, bias, 'tensor'), y, fusedResidual, gelu && !residual, geluToFp8) : undefined;
+    // FP8 GEMMs take the bias corrected for their weight copy's rounding (where a calibration pass ran), or, without
+    // GELU and told the sequences, the plain bias and each sequence's own correction after the GEMM.
+    const perSequence = fp8 && !gelu && cuSeqlens !== undefined && cuda.fp8SequenceCorrection;
+    const fp8BiasFor = (scales: 'rows' | 'tensor') => (perSequence ? bias : cuda.fp8CorrectedBias(weight, bias, scales));
+    const tensorScaled = fp8 && cuda.fp8Rows(x).perTensor ? tensorScaledGemm(cuda, x, weight, fp8BiasFor('tensor'), y, fusedResidual, gelu && !residual, geluToFp8) : undefined;
     if (tensorScaled === 'e4m3') return y;
-    const fp8Bias = fp8 && !tensorScaled ? cuda.fp8CorrectedBias(weight, bias, 'rows') : bias;
+    const fp8Bias = fp8 && !tensorScaled ? fp8BiasFor('rows') : bias;
     const fp8Gemm = tensorScaled ?? (fp8 ? cuda.gemmFp8(rows, inner, cols, cuda.fp8Rows(x, true), cuda.fp8Weight(weight), cuda.ptr(y), fp8Bias && cuda.ptr(fp8Bias), fusedResidual, geluToFp8, gelu && !residual) : undefined);
     const mode = fp8Gemm?.mode;
+    if (perSequence && mode) cuda.fp8SequenceCorrect(x, weight, tensorScaled ? 'tensor' : 'rows', cuSeqlens, cuda.ptr(y));
     // GELU already applied by the FP8 GEMM's epilogue (the fused mode took it).
     const geluDone = fp8Gemm?.gelu === true;
     const geluInGemm = gelu && !residual && !geluToFp8 && !mode && cuda.geluEpilogue && cuda.floatStorage !== 'f32';
