@@ -16,7 +16,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { BpeTokenizer, dnabertSConfig, type DnabertConfig } from '@virnucpro/dnabert';
+import { BpeTokenizer, calibrateDnabert, dnabertSConfig, type DnabertConfig } from '@virnucpro/dnabert';
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import { planCompute, startCompute, type BackendChoice, type BackendName, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
@@ -140,6 +140,7 @@ async function modelSpeed(backend: BackendName) {
   const t0 = performance.now();
   const model = randomDnabertModel(config);
   await model.meanEmbeddings([tokenizer.encode('ACGTACGTAC')]); // materialise weights, compile kernels/shaders
+  await calibrateDnabert(model, tokenizer); // as loadDnabertEmbedder does (fp8 only)
   const setupSeconds = (performance.now() - t0) / 1000;
   const budgets = (args.budgets ?? args['token-budget']!).split(',').map(Number);
   const sets = (args['length-sets'] ?? args.lengths!).split(':').map((set) => set.split(',').map(Number));

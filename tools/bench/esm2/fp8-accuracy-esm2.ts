@@ -39,9 +39,11 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return dot / Math.sqrt(na * nb);
 }
 
-const variants: { bf16Layers: Fp8LayerRole[]; fastAccum?: boolean; biasCorrection?: boolean }[] = [
-  // --precision fp8 as it runs, then without the bias correction (the A/B of fp8-bias-correction.ts).
-  { bf16Layers: [] }, { bf16Layers: [], biasCorrection: false }, { bf16Layers: ['out'] }, { bf16Layers: ['fc2'] }, { bf16Layers: ['out', 'fc2'] }, { bf16Layers: ['qkv', 'fc1'] },
+const variants: { bf16Layers: Fp8LayerRole[]; bf16Blocks?: number; fastAccum?: boolean; biasCorrection?: boolean; sequenceCorrection?: boolean }[] = [
+  // --precision fp8 as it runs; the first blocks in bf16 (bf16Blocks; default ⌈blocks/9⌉) 0, 3, 6; with the
+  // per-sequence correction (fp8-sequence-correction.ts); without the bias correction (fp8-bias-correction.ts).
+  { bf16Layers: [] }, { bf16Layers: [], bf16Blocks: 0 }, { bf16Layers: [], bf16Blocks: 3 }, { bf16Layers: [], bf16Blocks: 6 },
+  { bf16Layers: [], sequenceCorrection: true }, { bf16Layers: [], bf16Blocks: 0, biasCorrection: false }, { bf16Layers: ['out'] }, { bf16Layers: ['fc2'] }, { bf16Layers: ['out', 'fc2'] }, { bf16Layers: ['qkv', 'fc1'] },
   // One layer type at a time in FP8 (the others bf16): each type's own share of the error.
   { bf16Layers: ['out', 'fc1', 'fc2'] }, { bf16Layers: ['qkv', 'fc1', 'fc2'] }, { bf16Layers: ['qkv', 'out', 'fc2'] }, { bf16Layers: ['qkv', 'out', 'fc1'] },
   { bf16Layers: ['qkv', 'out'] },
@@ -55,6 +57,8 @@ for (const variant of variants.slice(0, args.variants ? Number(args.variants) : 
   cuda.fp8Bf16Layers = new Set(variant.bf16Layers);
   cuda.fp8FastAccum = variant.fastAccum ?? true;
   cuda.fp8BiasCorrection = variant.biasCorrection ?? true;
+  cuda.fp8SequenceCorrection = variant.sequenceCorrection ?? false;
+  cuda.fp8Bf16Blocks = variant.bf16Blocks;
   const means = await model.meanEmbeddings(proteins);
   const byLength = residues.map((r) => {
     const cos = proteins.flatMap((t, i) => (t.length === r + 2 ? [cosine(means[i], reference[i])] : []));
