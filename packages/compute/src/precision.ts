@@ -43,7 +43,7 @@ export function resolvePrecision(backend: BackendName, requested: Precision | un
  */
 export function precisionNote(precision: Precision): string | undefined {
   if (precision !== 'fp8') return undefined;
-  return 'precision fp8 is experimental: ~1.6x bf16 on an H100, but less accurate (mean embeddings at cosine >= 0.996 of fp32, bf16 >= 0.9999), so frames scored near 0.5 can change label (1.4 % at 500 bp with random models); see docs/usage.md';
+  return 'precision fp8 is experimental: ~1.5x bf16 on an H100, but less accurate (mean embeddings at cosine >= 0.999 of fp32, bf16 >= 0.9999), so frames scored near 0.5 can change label (0.94 % at 500 bp with random models); see docs/usage.md';
 }
 
 /**
