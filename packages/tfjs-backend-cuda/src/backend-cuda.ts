@@ -914,7 +914,6 @@ function parseFp8Layers(value: string | undefined): Set<Fp8LayerRole> {
   return new Set(roles as Fp8LayerRole[]);
 }
 
-/** Grid of 1-D blocks covering n elements. */
 /** $VIRNUCPRO_FP8_BF16_BLOCKS: a count of blocks (an integer ≥ 0), or unset / empty for the default rule. */
 function bf16BlocksFromEnv(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -922,6 +921,7 @@ function bf16BlocksFromEnv(value: string | undefined): number | undefined {
   return Number(value);
 }
 
+/** Grid of 1-D blocks covering n elements. */
 export function blocks(n: number, threads = THREADS): [number, number, number] {
   return [Math.max(1, Math.ceil(n / threads)), 1, 1];
 }
