@@ -91,6 +91,17 @@ describe.each<BackendName>(['cpu', 'wasm'])('ops on %s', (backend) => {
       expect(() => linear(tx, tf.zeros([6, 3]) as tf.Tensor2D, undefined, { residual: tf.zeros([4, 4]) as tf.Tensor2D })).toThrow(/residual must have shape \[4,3\]/);
       expect(() => linear(tx, tf.zeros([6, 3]) as tf.Tensor2D, undefined, { activation: 'relu' as 'gelu' })).toThrow(/unknown activation 'relu'/);
       expect(() => linear(tf.zeros([4]) as unknown as tf.Tensor2D, tf.zeros([6, 3]) as tf.Tensor2D)).toThrow(/x must have rank 2/);
+      const layout = packedLayout([2, 3]);
+      expect(() => linear(tx, tf.zeros([6, 3]) as tf.Tensor2D, undefined, { segments: layout })).toThrow(/x has 4 rows, its segments' layout has 5/);
+      layout.dispose();
+    });
+
+    it('gives the same result told its rows\' sequences (segments)', () => {
+      const [tx, tw, tb] = [tf.randomUniform([5, 6], -1, 1, 'float32', 3) as tf.Tensor2D, tf.randomUniform([6, 4], -1, 1, 'float32', 4) as tf.Tensor2D, tf.randomUniform([4], -1, 1, 'float32', 5) as tf.Tensor1D];
+      const layout = packedLayout([2, 3]);
+      expect(Array.from(linear(tx, tw, tb, { segments: layout }).dataSync())).toEqual(Array.from(linear(tx, tw, tb).dataSync()));
+      layout.dispose();
+      tf.dispose([tx, tw, tb]);
     });
   });
 
