@@ -33,6 +33,7 @@ export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
 export { calibrateQuantisation } from './quantisation-calibration.js';
 export { inModelBlock } from './model-block.js';
+export { inRefinementPrecision } from './refinement-precision.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';
 export { linear, type LinearOptions } from './linear.js';
 export { layerNorm } from './layer-norm.js';
