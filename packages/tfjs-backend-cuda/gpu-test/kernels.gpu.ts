@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { calibrateQuantisation, embedding, inModelBlock, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
+import { calibrateQuantisation, embedding, inModelBlock, inRefinementPrecision, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
@@ -564,6 +564,11 @@ if (precision === 'fp8') {
     const ok = cuda.fp8Bf16BlockCount(12) >= 1 && cuda.fp8Bf16BlockCount(12) < 12 && maxDiff(first, bf16) === 0 && maxDiff(second, bf16) > 0;
     console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 bf16 blocks: block 0 of 12 as bf16 (max |Δ| ${maxDiff(first, bf16)}), block 11 in fp8 (max |Δ| to bf16 ${maxDiff(second, bf16).toExponential(2)}), ${cuda.fp8Bf16BlockCount(12)} of 12 / ${cuda.fp8Bf16BlockCount(36)} of 36 in bf16`);
     if (ok) passed++; else failed++;
+    // inRefinementPrecision: every block as in bf16, block 11 included.
+    const refined = await run('cuda', () => inRefinementPrecision(build(11)));
+    const okRefined = maxDiff(refined, bf16) === 0;
+    console.log(`${okRefined ? 'ok  ' : 'FAIL'} fp8 refinement precision: block 11 of 12 as bf16 (max |Δ| ${maxDiff(refined, bf16)})`);
+    if (okRefined) passed++; else failed++;
   }
 }
 

@@ -10,6 +10,7 @@ import { fp8BiasCorrectionSource } from './cuda/fp8-bias-correction.js';
 import { fp8SequenceCorrectionSource } from './cuda/fp8-sequence-correction.js';
 import { quantizeRowsLaunch } from './fp8-quantize-rows.js';
 import { attentionOutputMargin, geluNegativeBound } from './fp8-static-scales.js';
+import { describeFp8Bf16Blocks, fp8Bf16BlockCount, parseFp8Bf16Blocks, type Fp8Bf16Blocks } from './fp8-bf16-blocks.js';
 import { attentionMinBlocks } from './attention-min-blocks.js';
 import { hostTrace } from './host-trace.js';
 import { GpuUtilizationSampler, nvmlUtilizationReader, type UtilizationTotals } from './gpu-utilization.js';
@@ -53,7 +54,7 @@ export interface CudaBackendDescription {
     /** Whether linear layers without GELU take each sequence's own correction (CudaBackend.fp8SequenceCorrection). */
     sequenceCorrection: boolean;
     /** How many of a model's first blocks run in bf16 (CudaBackend.fp8Bf16Blocks). */
-    bf16Blocks: number | 'ceil(blocks/9)';
+    bf16Blocks: number | string;
     /** GEMM shapes run with per-tensor scales: `tensor` (storage-typed output) or `tensor→e4m3` (fc1 writing fc2's
      * input); a shape that cuBLASLt refused there ran as in `gemms`. */
     tensorGemms: Record<string, 'tensor' | 'tensor→e4m3'>;
@@ -176,12 +177,12 @@ export class CudaBackend extends KernelBackend {
    * $VIRNUCPRO_FP8_SEQUENCE_CORRECTION=1: unfused it cost ESM-2 3B 26 % of its fp8 speed for 10 % less 1 − cosine
    * (H100, 2026-11-26, docs/benchmarks/cuda.md). */
   fp8SequenceCorrection: boolean;
-  /** fp8: how many of a model's first blocks run in bf16 (withModelBlock); undefined: ⌈blocks/9⌉ (ESM-2 3B: 4 of 36,
-   * DNABERT-S: 2 of 12). Rounding error that enters early passes through every later block: on ESM-2 3B the first 4
-   * blocks in bf16 cut 1 − cosine to fp32 4× (0.99625 → 0.99906 at 52 tokens) for 6–8 % of the fp8 speed (H100,
-   * 2026-11-26, docs/benchmarks/cuda.md). $VIRNUCPRO_FP8_BF16_BLOCKS=N: the first N of every model (0: every block
-   * in fp8, the A/B; tools may change it). */
-  fp8Bf16Blocks: number | undefined;
+  /** fp8: how many of a model's first blocks run in bf16 (withModelBlock; fp8-bf16-blocks.ts): by default ⌈blocks/9⌉
+   * (ESM-2 3B: 4 of 36, DNABERT-S: 2 of 12). Rounding error that enters early passes through every later block: on
+   * ESM-2 3B the first 4 blocks in bf16 cut 1 − cosine to fp32 4× (0.99625 → 0.99906 at 52 tokens) for 6–8 % of the
+   * fp8 speed (H100, 2026-11-26, docs/benchmarks/cuda.md). $VIRNUCPRO_FP8_BF16_BLOCKS: N for every model (0: every
+   * block in fp8, the A/B) or DEPTH:N,… per model depth (tools may change it). */
+  fp8Bf16Blocks: Fp8Bf16Blocks;
   /** fp8: inside a block that runs in bf16 (withModelBlock). */
   private inBf16Block = false;
   /** fp8: while a calibration pass runs, the column sums of each linear layer's input, by weight. */
@@ -232,7 +233,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8StaticAttention = process.env.VIRNUCPRO_FP8_STATIC_ATTENTION !== '0';
     this.fp8BiasCorrection = process.env.VIRNUCPRO_FP8_BIAS_CORRECTION !== '0';
     this.fp8SequenceCorrection = process.env.VIRNUCPRO_FP8_SEQUENCE_CORRECTION === '1';
-    this.fp8Bf16Blocks = bf16BlocksFromEnv(process.env.VIRNUCPRO_FP8_BF16_BLOCKS);
+    this.fp8Bf16Blocks = parseFp8Bf16Blocks(process.env.VIRNUCPRO_FP8_BF16_BLOCKS);
     const nvrtc = new Nvrtc(this.libraries.nvrtc, this.libraries.nvrtcBuiltins);
     this.nvrtcVersion = nvrtc.version;
     this.attentionMinBlocks = attentionMinBlocks(this.device.arch);
@@ -271,7 +272,7 @@ export class CudaBackend extends KernelBackend {
 
   /** How many of a model's first blocks run in bf16 under fp8 (fp8Bf16Blocks). */
   fp8Bf16BlockCount(blocks: number): number {
-    return Math.min(blocks, this.fp8Bf16Blocks ?? Math.ceil(blocks / 9));
+    return fp8Bf16BlockCount(this.fp8Bf16Blocks, blocks);
   }
 
   /**
@@ -280,7 +281,22 @@ export class CudaBackend extends KernelBackend {
    * which records every layer.
    */
   withModelBlock<T>(block: number, blocks: number, fn: () => T): T {
-    if (this.inBf16Block || this.precision !== 'fp8' || this.fp8Calibration || block >= this.fp8Bf16BlockCount(blocks)) return fn();
+    if (this.fp8Calibration || block >= this.fp8Bf16BlockCount(blocks)) return fn();
+    return this.asBf16(fn);
+  }
+
+  /**
+   * Runs `fn` (@virnucpro/ops inRefinementPrecision) with every block as in bf16 under fp8: the bytes
+   * `--precision bf16` gives, for a second look at the few items whose fp8 result lies near a decision. Other
+   * precisions have nothing more accurate at speed: `fn` as it is.
+   */
+  withRefinementPrecision<T>(fn: () => T): T {
+    return this.asBf16(fn);
+  }
+
+  /** `fn` with fp8's linear layers computed as in bf16 (no FP8 GEMM, no E4M3 rows); outside fp8, just `fn`. */
+  private asBf16<T>(fn: () => T): T {
+    if (this.inBf16Block || this.precision !== 'fp8') return fn();
     this.inBf16Block = true;
     try {
       return fn();
@@ -865,7 +881,7 @@ export class CudaBackend extends KernelBackend {
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
       ...(this.precision === 'fp8'
-        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: this.fp8Bf16Blocks ?? 'ceil(blocks/9)', tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: describeFp8Bf16Blocks(this.fp8Bf16Blocks), tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
         : {}),
     };
   }
@@ -912,13 +928,6 @@ function parseFp8Layers(value: string | undefined): Set<Fp8LayerRole> {
     if (!(fp8LayerRoles as readonly string[]).includes(r)) throw new Error(`VIRNUCPRO_FP8_BF16_LAYERS: '${r}' is not one of ${fp8LayerRoles.join(', ')}`);
   }
   return new Set(roles as Fp8LayerRole[]);
-}
-
-/** $VIRNUCPRO_FP8_BF16_BLOCKS: a count of blocks (an integer ≥ 0), or unset / empty for the default rule. */
-function bf16BlocksFromEnv(value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!/^\d+$/.test(value)) throw new Error(`VIRNUCPRO_FP8_BF16_BLOCKS: '${value}' is not a count of blocks (an integer ≥ 0)`);
-  return Number(value);
 }
 
 /** Grid of 1-D blocks covering n elements. */

@@ -58,7 +58,7 @@ for (const variant of variants.slice(0, args.variants ? Number(args.variants) : 
   cuda.fp8FastAccum = variant.fastAccum ?? true;
   cuda.fp8BiasCorrection = variant.biasCorrection ?? true;
   cuda.fp8SequenceCorrection = variant.sequenceCorrection ?? false;
-  cuda.fp8Bf16Blocks = variant.bf16Blocks;
+  cuda.fp8Bf16Blocks = { every: variant.bf16Blocks, byDepth: new Map() };
   const means = await model.meanEmbeddings(proteins);
   const byLength = residues.map((r) => {
     const cos = proteins.flatMap((t, i) => (t.length === r + 2 ? [cosine(means[i], reference[i])] : []));
