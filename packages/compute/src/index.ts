@@ -3,7 +3,7 @@
 export { type BackendName, backendNames, type Precision } from '@virnucpro/ops';
 export { type ComputeSettings } from './backends.js';
 export { CudaUnavailableError, type BackendChoice } from './resolve-backend.js';
-export { precisionChoices, checkPrecisionOption, ComputeSettingError } from './precision.js';
+export { precisionChoices, checkPrecisionOption, refinementPrecision, ComputeSettingError } from './precision.js';
 export { defaultTokenBudget } from './token-budget.js';
 export { planCompute, type ComputeRequest, type ComputePlan } from './compute-plan.js';
 export {

@@ -38,12 +38,21 @@ export function resolvePrecision(backend: BackendName, requested: Precision | un
 }
 
 /**
+ * The more accurate precision a backend computing in `precision` embeds at for a second look at an item whose result
+ * lies near a decision (@virnucpro/ops inRefinementPrecision): fp8 → bf16, about 1.6× fp8's cost per token on an
+ * H100. Other precisions have none (undefined): their error is already small next to fp8's.
+ */
+export function refinementPrecision(precision: Precision): Precision | undefined {
+  return precision === 'fp8' ? 'bf16' : undefined;
+}
+
+/**
  * What a run in this precision should tell the user before it starts, in one line: fp8 trades accuracy for speed
  * (figures of docs/usage.md, ESM-2 3B on an H100); the other precisions need no word.
  */
 export function precisionNote(precision: Precision): string | undefined {
   if (precision !== 'fp8') return undefined;
-  return 'precision fp8 is experimental: ~1.5x bf16 on an H100, but less accurate (mean embeddings at cosine >= 0.999 of fp32, bf16 >= 0.9999), so frames scored near 0.5 can change label (0.94 % at 500 bp with random models); see docs/usage.md';
+  return 'precision fp8 is experimental: ~1.5x bf16 on an H100, but less accurate (mean embeddings at cosine >= 0.999 of fp32, bf16 >= 0.9999), so a frame scored near 0.5 could change label: predict embeds those again in bf16 (--refine-margin); see docs/usage.md';
 }
 
 /**

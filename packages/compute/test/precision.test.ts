@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ComputeSettingError, checkPrecisionOption, precisionChoices } from '../src/index.js';
-import { defaultPrecision, precisionNote, resolvePrecision } from '../src/precision.js';
+import { defaultPrecision, precisionNote, refinementPrecision, resolvePrecision } from '../src/precision.js';
 
 describe('precision: one default, checked against the backend', () => {
   it('defaults to fp16 on cuda and fp32 on every other backend (auto: whatever it picked)', () => {
@@ -28,5 +28,12 @@ describe('precisionNote', () => {
     expect(note).toContain('docs/usage.md');
     expect(note).not.toContain('\n');
     for (const p of ['fp32', 'fp16', 'bf16'] as const) expect(precisionNote(p)).toBeUndefined();
+  });
+});
+
+describe('refinementPrecision', () => {
+  it('refines fp8 in bf16; the other precisions have nothing more accurate to refine in', () => {
+    expect(refinementPrecision('fp8')).toBe('bf16');
+    for (const p of ['fp32', 'fp16', 'bf16'] as const) expect(refinementPrecision(p)).toBeUndefined();
   });
 });
