@@ -3,7 +3,7 @@
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
 import { gpuUtilization, peakGpuBytes, startCompute, startGpuUtilizationSampling, type ComputeDescription, type ComputeSettings } from '@virnucpro/compute';
-import type { Embedder } from '@virnucpro/ops';
+import { inRefinementPrecision, type Embedder } from '@virnucpro/ops';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
 import { modelLoadError, type ModelLabel } from './model-load-error.js';
@@ -19,6 +19,8 @@ export interface FeatureModelPaths {
 export type FeaturesCounters = {
   /** Batches split in two after the GPU ran out of memory (each split counted once). */
   oomSplits: number;
+  /** Frames embedded again at the refinement precision (fp8: bf16) because their score lay near 0.5. */
+  refinedFrames: number;
   /** ESM-2 batches recomputed in fp32 because their fp16/bf16 output held a NaN or ±Inf. */
   fp32Recomputes: number;
   /** Tokens each model embedded (counted where the tokenizers run, in the worker). */
@@ -68,9 +70,15 @@ const NO_GPU: GpuProbes = { peakGpuBytes: () => 0, gpuUtilization: () => ({ samp
  * [DNABERT-S | ESM-2] features from two embedders. This is where a batch of frames meets the models, in a
  * worker or in-process: a batch that runs out of GPU memory is split and retried here (oom-split.ts).
  */
-export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, compute: ComputeDescription, gpu: GpuProbes = NO_GPU): FeaturesModel {
+export function featuresModel(
+  dnabert: SequenceEmbedder,
+  esm: SequenceEmbedder,
+  compute: ComputeDescription,
+  gpu: GpuProbes = NO_GPU,
+  refineInPrecision: <T>(fn: () => T) => T = inRefinementPrecision,
+): FeaturesModel {
   const dim = dnabert.dim + esm.dim;
-  const counters = { oomSplits: 0 };
+  const counters = { oomSplits: 0, refinedFrames: 0 };
   const split = {
     onSplit: () => counters.oomSplits++,
     describe: (item: FrameItem) => `frame ${item.id} (${item.nucleotide.length} nt, ${item.protein.length} aa)`,
@@ -83,14 +91,20 @@ export function featuresModel(dnabert: SequenceEmbedder, esm: SequenceEmbedder, 
     // fed while the host tokenizes and launches; each batch's results are the same as alone. Elsewhere one.
     concurrentBatches: compute.backend === 'cuda' ? 2 : 1,
     async embed(items) {
+      // A batch of frames to refine runs every forward pass (halves after running out of memory included) at the
+      // refinement precision; a frame's bytes then depend on it alone, as everywhere else.
+      const refine = items.some((i) => i.refine === true);
+      if (refine && !items.every((i) => i.refine === true)) throw new Error('a batch mixes frames to refine with others: refinement batches are submitted on their own');
+      const atPrecision = refine ? refineInPrecision : <T>(fn: () => T) => fn();
       // VirNucPro feeds DNABERT-S the frame's nucleotide slice and ESM-2 its protein; merged as [dnabert | esm].
       // Each model splits on its own: only the one that ran out of memory pays for smaller batches. Both are
       // started before either is awaited, so on a GPU ESM-2's kernels queue right behind DNABERT-S's instead of
       // waiting for its means to come back (same kernels, same results).
       const [nucleotide, protein] = await bothOrFirstError(
-        embedSplittingOnOom(items, (part) => dnabert.embed(part.map((i) => i.nucleotide)), split),
-        embedSplittingOnOom(items, (part) => esm.embed(part.map((i) => i.protein)), split),
+        embedSplittingOnOom(items, (part) => atPrecision(() => dnabert.embed(part.map((i) => i.nucleotide))), split),
+        embedSplittingOnOom(items, (part) => atPrecision(() => esm.embed(part.map((i) => i.protein))), split),
       );
+      if (refine) counters.refinedFrames += items.length;
       return items.map((_, row) => {
         const v = new Float32Array(dim);
         v.set(nucleotide[row], 0);

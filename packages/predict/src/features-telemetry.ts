@@ -8,6 +8,8 @@ export interface FeaturesTelemetry {
   compute: ComputeDescription;
   oomSplits: number;
   fp32Recomputes: number;
+  /** Frames embedded again at the refinement precision (frame-refinement.ts). */
+  refinedFrames: number;
   esmTokens: number;
   dnabertTokens: number;
   /** The largest peak of any worker. */
@@ -28,6 +30,7 @@ export function featuresTelemetry(telemetry: WorkerTelemetry[], fallback: Comput
     compute: describedCompute(telemetry, fallback),
     oomSplits: sum('oomSplits'),
     fp32Recomputes: sum('fp32Recomputes'),
+    refinedFrames: sum('refinedFrames'),
     esmTokens: sum('esmTokens'),
     dnabertTokens: sum('dnabertTokens'),
     peakGpuBytes: Math.max(0, ...telemetry.map((t) => counterOf(t, 'peakGpuBytes'))),

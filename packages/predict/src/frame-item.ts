@@ -4,6 +4,8 @@ export interface FrameItem {
   id: string;
   nucleotide: string;
   protein: string;
+  /** Embed at the backend's refinement precision (frame-refinement.ts): the second look at a frame scored near 0.5. */
+  refine?: true;
 }
 
 /** ESM-2 tokens of a frame: residues + BOS + EOS. Batches are packed on this count (ESM-2 dominates cost). */

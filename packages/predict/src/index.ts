@@ -4,7 +4,10 @@
 export { predict, readAheadFor, assertFeaturesFit, FeatureMismatchError, type PredictOptions, type PredictResult } from './predict.js';
 export { framesFrom, declareRecords, type FramesOptions, type RecordDeclarations } from './frames-from.js';
 export { recordFacts, nBaseCount } from './record-facts.js';
-export { writePredictions, type FrameClassifier, type PredictionSink, type WritePredictionsOptions } from './write-predictions.js';
+export { writePredictions, type PredictionSink, type WritePredictionsOptions } from './write-predictions.js';
+export type { FrameClassifier } from './frame-classifier.js';
+export { DEFAULT_REFINE_MARGIN, checkRefineMargin, refinementFor, refineNearDecision, rowsNearDecision, type FrameRefinement } from './frame-refinement.js';
+export { embedForRefinement } from './embed-for-refinement.js';
 export { startFeatures, type Features, type StartFeaturesOptions } from './start-features.js';
 export type { FeaturesTelemetry } from './features-telemetry.js';
 export type { FeatureModelPaths } from './features-model.js';

@@ -8,6 +8,7 @@ import { modelLoadError } from './model-load-error.js';
 import { recordFacts } from './record-facts.js';
 import { startFeatures, type Features } from './start-features.js';
 import { writePredictions } from './write-predictions.js';
+import { checkRefineMargin, refinementFor } from './frame-refinement.js';
 
 export interface PredictOptions {
   /** The DNA records (a `FastaRecord` from `@virnucpro/fasta-stream` fits), read one at a time as the run needs them. */
@@ -24,6 +25,11 @@ export interface PredictOptions {
   regions?: RegionOptions;
   /** Frames packed together (default from the token budget, as `virnucpro predict`). */
   packWindow?: number;
+  /**
+   * fp8: frames whose virus score lies within this of 0.5 are embedded again in bf16 and classified from that
+   * (`--refine-margin`, frame-refinement.ts; default 0.04; 0: never). Other precisions have nothing to refine.
+   */
+  refineMargin?: number;
 }
 
 export interface PredictResult {
@@ -42,6 +48,7 @@ export interface PredictResult {
  */
 export async function predict(options: PredictOptions): Promise<PredictResult> {
   const chunkLength = options.chunkLength ?? 500;
+  if (options.refineMargin !== undefined) checkRefineMargin(options.refineMargin);
   const mlp = await loadMlp(options.models.mlp).catch((err: unknown) => {
     throw modelLoadError('MLP', options.models.mlp, err);
   });
@@ -66,7 +73,8 @@ export async function predict(options: PredictOptions): Promise<PredictResult> {
         maxReadAhead: readAheadFor(pack.window),
         pool: features.pool,
       });
-      const frames = await writePredictions(run, { mlp: threadedMlp, writer });
+      const refine = refinementFor(features, options.refineMargin);
+      const frames = await writePredictions(run, { mlp: threadedMlp, writer, ...(refine ? { refine } : {}) });
       return { ...counts, frames, files: await writer.commit() };
     } catch (err) {
       await writer.discard().catch(() => undefined);

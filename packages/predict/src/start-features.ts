@@ -1,9 +1,11 @@
-import { planCompute, type ComputeDescription, type ComputePlan, type ComputeRequest } from '@virnucpro/compute';
+import { planCompute, refinementPrecision, type ComputeDescription, type ComputePlan, type ComputeRequest } from '@virnucpro/compute';
+import type { Precision } from '@virnucpro/ops';
 import { startPool, type WorkerPool } from '@virnucpro/runtime';
 import type { FeatureModelPaths } from './features-model.js';
 import { featuresWorkerPlugin } from './features-plugin.js';
 import { describedCompute, featuresTelemetry, type FeaturesTelemetry } from './features-telemetry.js';
 import type { FrameItem } from './frame-item.js';
+import { embedForRefinement } from './embed-for-refinement.js';
 import { framePacking, type FramePacking } from './frame-packing.js';
 import { ModelLoadError, modelLoadMessageIn } from './model-load-error.js';
 
@@ -22,6 +24,10 @@ export interface Features {
   compute: ComputeDescription;
   /** `runEmbedding`'s `pack` for frames (framePacking): the plan's token budget, ESM-2 tokens per frame, a window of `window` frames, carry-over. */
   pack(window?: number): FramePacking;
+  /** The more accurate precision the workers can embed frames at (fp8: bf16), or undefined where there is none. */
+  refinesTo: Precision | undefined;
+  /** Features of `frames` at `refinesTo`, in order (frame-refinement.ts: the second look at frames near 0.5). */
+  refine(frames: FrameItem[]): Promise<Float32Array[]>;
   /** What the workers did so far (splits, tokens, GPU memory and use, per worker). */
   telemetry(): FeaturesTelemetry;
   close(): Promise<void>;
@@ -50,6 +56,8 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
     plan,
     compute: describedCompute(pool.telemetry(), planned),
     pack: (window) => framePacking(plan.tokenBudget, window),
+    refinesTo: refinementPrecision(precision),
+    refine: (frames) => embedForRefinement(pool, frames, plan.tokenBudget),
     telemetry: () => featuresTelemetry(pool.telemetry(), planned),
     close: () => pool.close(),
   };

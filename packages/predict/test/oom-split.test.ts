@@ -83,7 +83,7 @@ describe('features model: out of GPU memory', () => {
     const vectors = await model.embed(frames);
     expect(vectors.map((v) => Array.from(v))).toEqual(frames.map((f) => [...expectedVector(f.nucleotide, 3), ...expectedVector(f.protein, 2)]));
     // 21 → 11 + 10 → (6 + 5) + (5 + 5): 3 splits for DNABERT-S; ESM-2 splits further: 6 → 3 + 3 (4 in all)
-    expect(model.counters()).toEqual({ oomSplits: 3 + 4, fp32Recomputes: 0, esmTokens: 0, dnabertTokens: 0, peakGpuBytes: 0, gpuBusySamples: 0, gpuBusyPercentSum: 0 });
+    expect(model.counters()).toEqual({ oomSplits: 3 + 4, refinedFrames: 0, fp32Recomputes: 0, esmTokens: 0, dnabertTokens: 0, peakGpuBytes: 0, gpuBusySamples: 0, gpuBusyPercentSum: 0 });
     expect(model.describe()).toEqual(compute);
   });
 
@@ -94,7 +94,7 @@ describe('features model: out of GPU memory', () => {
     const model = featuresModel(dnabert, esm, compute, gpu);
     await model.embed(frames.slice(0, 3));
     expect(model.counters()).toEqual({
-      oomSplits: 0, fp32Recomputes: 2, esmTokens: 40, dnabertTokens: 25, peakGpuBytes: 123_456, gpuBusySamples: 10, gpuBusyPercentSum: 930,
+      oomSplits: 0, refinedFrames: 0, fp32Recomputes: 2, esmTokens: 40, dnabertTokens: 25, peakGpuBytes: 123_456, gpuBusySamples: 10, gpuBusyPercentSum: 930,
     });
   });
 

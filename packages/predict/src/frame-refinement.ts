@@ -1,0 +1,73 @@
+import type { Precision } from '@virnucpro/ops';
+import type { FrameItem } from './frame-item.js';
+import type { FrameClassifier } from './frame-classifier.js';
+import type { Features } from './start-features.js';
+
+/**
+ * `--refine-margin`'s default: fp8 moved a frame's virus score by at most 0.036 from fp32's at 500 bp and 0.028 at
+ * 300 bp (full-size random models, phage lambda + 1 Mb of E. coli, H100, 2026-11-26, docs/benchmarks/predict-gpu.md),
+ * so a frame scored further than 0.04 from 0.5 in fp8 keeps the label a more accurate precision gives it.
+ */
+export const DEFAULT_REFINE_MARGIN = 0.04;
+
+/**
+ * The second look at frames near the decision: a frame whose virus probability lies within `margin` of 0.5 is
+ * embedded again by `embed` (at the backend's refinement precision: bf16 under fp8) and classified from those
+ * features. Which frames qualify depends on each frame's own score only, so a frame's output stays independent of
+ * its batch, its shard and of a resume.
+ */
+export interface FrameRefinement {
+  /** Half-width of the band around 0.5, in [0, 0.5]; 0: no frame is refined. */
+  margin: number;
+  /** The frames' features at the refinement precision, one per frame, in order (Features.refine). */
+  embed(frames: FrameItem[]): Promise<Float32Array[]>;
+  /** ESM-2 tokens of frames to gather from several MLP batches before embedding them together (default 0: each batch's at once). */
+  batchTokens?: number;
+}
+
+/** Refuses a margin outside [0, 0.5] (a usage error of `--refine-margin`). */
+export function checkRefineMargin(margin: number): void {
+  if (!(margin >= 0 && margin <= 0.5)) throw new RangeError(`the refine margin must lie in [0, 0.5] (a distance of the virus score from 0.5), got ${margin}`);
+}
+
+/** Rows whose virus probability (the second of each row's two) lies strictly within `margin` of 0.5. */
+export function rowsNearDecision(probabilities: ArrayLike<number>, rows: number, margin: number): number[] {
+  const near: number[] = [];
+  for (let row = 0; row < rows; row++) if (Math.abs(probabilities[2 * row + 1] - 0.5) < margin) near.push(row);
+  return near;
+}
+
+/**
+ * `probabilities` of `frames` (as the MLP gave them) with the rows near the decision replaced by the MLP's
+ * probabilities on their refined features; the others are the same values. Resolves with the rows and how many
+ * were refined.
+ */
+export async function refineNearDecision(
+  frames: readonly FrameItem[],
+  probabilities: Float32Array,
+  mlp: FrameClassifier,
+  refinement: FrameRefinement,
+): Promise<{ probabilities: Float32Array; refined: number }> {
+  const near = rowsNearDecision(probabilities, frames.length, refinement.margin);
+  if (near.length === 0) return { probabilities, refined: 0 };
+  const vectors = await refinement.embed(near.map((row) => frames[row]));
+  if (vectors.length !== near.length) throw new Error(`refinement returned ${vectors.length} feature rows for ${near.length} frames`);
+  const features = new Float32Array(near.length * mlp.inputDim);
+  vectors.forEach((v, i) => features.set(v, i * mlp.inputDim));
+  const again = await mlp.predict(features, near.length);
+  const out = Float32Array.from(probabilities);
+  near.forEach((row, i) => out.set(again.subarray(2 * i, 2 * i + 2), 2 * row));
+  return { probabilities: out, refined: near.length };
+}
+
+/**
+ * The refinement a run of `features` takes with `margin` (default DEFAULT_REFINE_MARGIN): none where the workers
+ * have no more accurate precision (every precision but fp8) or the margin is 0; frames gathered to a full batch
+ * of the plan's token budget.
+ */
+export function refinementFor(features: Pick<Features, 'refinesTo' | 'refine'> & { plan: { tokenBudget: number } }, margin = DEFAULT_REFINE_MARGIN): (FrameRefinement & { precision: Precision }) | undefined {
+  checkRefineMargin(margin);
+  const precision = features.refinesTo;
+  if (precision === undefined || margin === 0) return undefined;
+  return { margin, precision, embed: (frames) => features.refine(frames), batchTokens: features.plan.tokenBudget };
+}
