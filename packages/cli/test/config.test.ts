@@ -55,6 +55,14 @@ describe('predict options: clear errors', () => {
     expect(bad({ 'token-budget': '3' })).toThrow(/≥ 16/);
     expect(bad({ 'model-type': '400' })).toThrow(/--model-type: expected one of 300, 500/);
     expect(bad({ backend: 'tpu' })).toThrow(/--backend: expected one of auto, cpu, wasm, onednn, webgpu, tensorflow, cuda, got "tpu"/);
+    expect(bad({ 'refine-margin': 'wide' })).toThrow(/--refine-margin: expected a number ≥ 0 and ≤ 0.5, got "wide"/);
+    expect(bad({ 'refine-margin': '0.6' })).toThrow(/--refine-margin: expected a number ≥ 0 and ≤ 0.5, got "0.6"/);
+    expect(bad({ 'refine-margin': '-0.01' })).toThrow(/--refine-margin/);
+  });
+  it('takes --refine-margin as a number, 0.04 unless given', () => {
+    expect(resolvePredictOptions({ input: 'a', 'out-dir': 'o' }, {}).refineMargin).toBe(0.04);
+    expect(resolvePredictOptions({ input: 'a', 'out-dir': 'o', 'refine-margin': '0.1' }, {}).refineMargin).toBe(0.1);
+    expect(resolvePredictOptions({ input: 'a', 'out-dir': 'o', 'refine-margin': '0' }, {}).refineMargin).toBe(0);
   });
   it('rejects contradictions and missing essentials', () => {
     expect(bad({ resume: true, force: true })).toThrow(/--resume and --force/);

@@ -26,6 +26,13 @@ export function coerceOption(spec: OptionSpec, raw: unknown, where: string): str
       if (spec.min !== undefined && n < spec.min) return fail(`a whole number ≥ ${spec.min}`);
       return n;
     }
+    case 'number': {
+      const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+      const range = `a number${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}${spec.max !== undefined ? ` and ≤ ${spec.max}` : ''}`;
+      if (typeof n !== 'number' || !Number.isFinite(n)) return fail(range);
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) return fail(range);
+      return n;
+    }
     case 'choice': {
       const choices = spec.choices ?? [];
       const match = choices.find((c) => String(c) === String(raw));

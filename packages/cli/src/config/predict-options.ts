@@ -7,7 +7,7 @@ import type { ShardSpec } from '../sharding/shard-spec.js';
 export const BACKENDS: readonly BackendChoice[] = ['auto', ...backendNames];
 export type { BackendChoice };
 
-export type OptionKind = 'string' | 'path' | 'integer' | 'boolean' | 'choice' | 'list';
+export type OptionKind = 'string' | 'path' | 'integer' | 'number' | 'boolean' | 'choice' | 'list';
 
 export interface OptionSpec {
   /** Flag and YAML key (kebab-case). */
@@ -15,8 +15,10 @@ export interface OptionSpec {
   kind: OptionKind;
   description: string;
   choices?: readonly (string | number)[];
-  /** Smallest allowed value for integers. */
+  /** Smallest allowed value for integers and numbers. */
   min?: number;
+  /** Largest allowed value for numbers. */
+  max?: number;
   /** Default value (undefined = no default; resolved later, e.g. from --model-type). */
   default?: string | number | boolean | string[];
   /** Not allowed in a config file (makes sense on the command line only). */
@@ -33,7 +35,8 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'dnabert', kind: 'path', description: 'DNABERT-S model folder with tokenizer.json (default: DNABERT-S in --models-dir)' },
   { key: 'mlp', kind: 'path', description: 'VirNucPro MLP (.pth or .safetensors; default: <model-type>_model.pth in --models-dir)' },
   { key: 'backend', kind: 'choice', choices: BACKENDS, default: 'auto', description: 'compute backend for the embedding models' },
-  { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16, bf16 or fp8 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend); fp8 = FP8 linear layers on sm_89+, experimental: ~1.5× bf16 and ~1.9× compiled PyTorch fp16 on ESM-2 3B on an H100 (static scales from the weights, fast FP8 sums as TransformerEngine runs inference, biases corrected for the weight rounding on a fixed calibration set, the first ~1/9 of the blocks of each model in bf16) but less accurate (mean-embedding cosine to fp32 ≥ 0.999 vs bf16 ≥ 0.9999; labels changed with full-size random models: 0 of 2,987 frames at 300 bp, 0.94 % at 500 bp), see docs/usage.md' },
+  { key: 'precision', kind: 'choice', choices: precisionChoices, description: 'float precision of the models: fp16, bf16 or fp8 only with the cuda backend (default: fp16 on cuda, fp32 on every other backend); fp8 = FP8 linear layers on sm_89+, experimental: ~1.5× bf16 and ~1.9× compiled PyTorch fp16 on ESM-2 3B on an H100 (static scales from the weights, fast FP8 sums as TransformerEngine runs inference, biases corrected for the weight rounding on a fixed calibration set, the first ~1/9 of the blocks of each model in bf16) but less accurate (mean-embedding cosine to fp32 ≥ 0.999 vs bf16 ≥ 0.9999); predict embeds the frames scored near 0.5 again in bf16 (--refine-margin), so labels change as in bf16 (full-size random models against fp32: 0.03 % of frames at 300 bp, 0.07 % at 500 bp; 0.69 % without), see docs/usage.md' },
+  { key: 'refine-margin', kind: 'number', min: 0, max: 0.5, default: 0.04, description: 'with --precision fp8: frames whose virus score lies within this of 0.5 are embedded again in bf16 and classified from that (fp8 moved scores by up to 0.036 with full-size random models, so labels then change as bf16 changes them; the share refined is in run_summary.json); 0 = never' },
   { key: 'devices', kind: 'list', description: 'GPU ids to use, e.g. "0,1" (one worker process per device)' },
   { key: 'workers', kind: 'integer', min: 0, default: 0, description: 'CPU worker processes when no --devices are given (0 = a worker thread of this process)' },
   { key: 'threads', kind: 'integer', min: 1, description: 'CPU threads for the models on the onednn backend (its GEMMs and every kernel between them) and for the MLP [default: every core]' },
@@ -75,6 +78,8 @@ export interface PredictOptions {
   tokenBudget?: number;
   /** Undefined: 2000, or more at large token budgets (packWindowFor). */
   packWindow?: number;
+  /** --refine-margin: fp8 frames scored within it of 0.5 are embedded again in bf16 (0: never). */
+  refineMargin: number;
   checkpointEvery: number;
   checkpointSeconds: number;
   resume: boolean;

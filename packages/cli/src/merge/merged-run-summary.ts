@@ -52,6 +52,7 @@ export function mergedRunSummary(set: ShardSet): MergedRunSummary {
     packingEfficiency: batches ? sum((r) => r.packingEfficiency * r.batches) / batches : 0,
     oomSplits: sum((r) => r.oomSplits),
     fp32Recomputes: sum((r) => r.fp32Recomputes),
+    ...(first.refinement ? { refinement: { ...first.refinement, frames: sum((r) => r.refinement?.frames ?? 0) } } : {}),
     // The largest shard's (each shard is its own process); 0 for shards written before the field existed.
     peakRssBytes: Math.max(0, ...runs.map((r) => r.peakRssBytes ?? 0)),
     // Summed over shards: compute time spent, not wall time (shards run side by side).

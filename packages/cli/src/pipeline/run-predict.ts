@@ -8,7 +8,7 @@ import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/predict';
 import { runEmbedding } from '@virnucpro/runtime';
 import { defaultTokenBudget } from '@virnucpro/compute';
 import {
-  FEATURES_MODEL_NAME, FeatureMismatchError, assertFeaturesFit, framesFrom, recordFacts, modelLoadError, readAheadFor, writePredictions, type Features,
+  FEATURES_MODEL_NAME, FeatureMismatchError, assertFeaturesFit, framesFrom, recordFacts, modelLoadError, readAheadFor, refinementFor, writePredictions, type Features,
 } from '@virnucpro/predict';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
@@ -187,7 +187,10 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     try {
       // The MLP on worker threads (same bytes as one thread), one batch classifying while the next fills: at
       // ~0.4–0.7 ms per row on one core it would otherwise hold the GPU back.
-      summary.frames = await writePredictions(run, { mlp: threadedMlp, writer, onResult: (result) => progress.tick(result.item) });
+      // fp8: the frames scored near 0.5 get a second look in bf16 before their batch is written (--refine-margin).
+      const refine = refinementFor(features, options.refineMargin);
+      if (refine) summary.setRefinement(refine.margin, refine.precision);
+      summary.frames = await writePredictions(run, { mlp: threadedMlp, writer, onResult: (result) => progress.tick(result.item), ...(refine ? { refine } : {}) });
     } finally {
       trace.stop(); // on a failed run too: the file ends with the counters where it stopped
     }

@@ -35,6 +35,11 @@ export interface RunSummary {
   oomSplits: number;
   /** ESM-2 proteins recomputed in fp32 because their fp16/bf16/fp8 mean held a NaN or ±Inf (cuda). */
   fp32Recomputes: number;
+  /**
+   * fp8 with --refine-margin > 0: frames whose virus score lay within `margin` of 0.5 and were embedded again in
+   * `precision` (bf16) and classified from that (`frames` of `framesOfRun`, this process's; absent otherwise).
+   */
+  refinement?: { margin: number; precision: string; frames: number };
   /** Peak GPU memory held by tensors (cuda's allocator: in use, not cached), the largest over workers; absent on backends that do not report it. */
   peakGpuBytes?: number;
   /**
@@ -92,6 +97,7 @@ export class RunSummaryBuilder {
   batchedTokens = 0;
   oomSplits = 0;
   fp32Recomputes = 0;
+  refinement?: { margin: number; precision: string; frames: number };
   peakGpuBytes = 0;
   gpuBusySamples = 0;
   gpuBusyPercentSum = 0;
@@ -144,11 +150,17 @@ export class RunSummaryBuilder {
     this.cuda = compute.cuda ? { ...compute.cuda } : undefined;
   }
 
+  /** fp8's second look at frames near 0.5 runs in this run (--refine-margin): run_summary.json says how many. */
+  setRefinement(margin: number, precision: string): void {
+    this.refinement = { margin, precision, frames: this.refinement?.frames ?? 0 };
+  }
+
   /** What the feature model's workers report (predict's counters; per worker with worker processes). */
   setFeatures(features: FeaturesTelemetry, perWorker: boolean): void {
     this.setCompute(features.compute);
     this.oomSplits = features.oomSplits;
     this.fp32Recomputes = features.fp32Recomputes;
+    if (this.refinement) this.refinement.frames = features.refinedFrames;
     this.esmTokens = features.esmTokens;
     this.dnabertTokens = features.dnabertTokens;
     this.peakGpuBytes = features.peakGpuBytes;
@@ -179,6 +191,7 @@ export class RunSummaryBuilder {
       packingEfficiency: this.batches ? this.batchedTokens / (this.batches * this.fixed.tokenBudget) : 0,
       oomSplits: this.oomSplits,
       fp32Recomputes: this.fp32Recomputes,
+      ...(this.refinement ? { refinement: { ...this.refinement } } : {}),
       ...(this.peakGpuBytes > 0 ? { peakGpuBytes: this.peakGpuBytes } : {}),
       ...(this.gpuBusySamples > 0 ? { gpuBusyFraction: this.gpuBusyPercentSum / (100 * this.gpuBusySamples) } : {}),
       peakRssBytes: this.peakRss(),
