@@ -12,7 +12,8 @@
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
 # There: source .device/on-device.sh && source tools/device/unpack-bundle.sh && bash tools/device/run-fp8-labels.sh
 # Knobs: PRECISIONS compared with fp32 (default "bf16 fp8"; an entry PRECISION:NAME=VALUE[+NAME=VALUE] runs that
-# precision with the environment variables set, e.g. "fp8 fp8:VIRNUCPRO_FP8_STATIC_SCALES=0" for an A/B in one call), BACKEND (cuda; onednn with PRECISIONS="" MODELS=test-data/demo-models
+# precision with the environment variables set, e.g. "fp8 fp8:VIRNUCPRO_FP8_STATIC_SCALES=0" for an A/B in one call;
+# PRECISION/FLAG=VALUE[+FLAG=VALUE] adds predict flags, e.g. "fp8/--refine-margin=0"; both: PRECISION:ENV/FLAGS), BACKEND (cuda; onednn with PRECISIONS="" MODELS=test-data/demo-models
 # for a dry run here), MODELS (default /tmp/models), SLICE_BP (default 1000000), LENGTHS (default "300 500").
 set -uo pipefail
 bundle=${BUNDLE:-.bundle}
@@ -27,11 +28,12 @@ work=/tmp/fp8-labels; rm -rf "$work"; mkdir -p "$work"
 mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 # A PRECISIONS entry as predict's --precision and the environment it runs in (PRECISION:NAME=VALUE).
-precision_of() { echo "${1%%:*}"; }
-env_of() { if [[ $1 == *:* ]]; then echo "${1#*:}" | tr '+' ' '; fi; }
+precision_of() { local p=${1%%:*}; echo "${p%%/*}"; }
+env_of() { local e=${1%%/*}; if [[ $e == *:* ]]; then echo "${e#*:}" | tr '+' ' '; fi; }
+flags_of() { if [[ $1 == */* ]]; then echo "${1#*/}" | tr '+' ' '; fi; }
 v() { # ENTRY PREDICT-ARGS...
   local entry=$1; shift
-  env $(env_of "$entry") timeout -k 5 "${STEP_LIMIT_S:-240}" node "$bundle/virnucpro-entry.mjs" predict "$@" --precision "$(precision_of "$entry")" --backend "$backend" --force --quiet
+  env $(env_of "$entry") timeout -k 5 "${STEP_LIMIT_S:-240}" node "$bundle/virnucpro-entry.mjs" predict "$@" $(flags_of "$entry") --precision "$(precision_of "$entry")" --backend "$backend" --force --quiet
 }
 compare() { # NAME GOT WANT
   printf '%s: ' "$1" | tee -a "$log"
@@ -41,9 +43,9 @@ echo "== e2e fixtures"
 for ex in test_with_orfs test_fixed_500bp; do
   for p in fp32 $precisions; do
     v "$p" test-data/e2e/$ex/$ex.fa --length 500 --esm test-data/e2e/esm2-tiny --dnabert test-data/e2e/dnabert-tiny \
-      --mlp test-data/e2e/mlp.pth --out-dir "$work/$ex-$p" || echo "predict $ex $p failed (rc=$?)" | tee -a "$log"
+      --mlp test-data/e2e/mlp.pth --out-dir "$work/$ex-${p//\//_}" || echo "predict $ex $p failed (rc=$?)" | tee -a "$log"
   done
-  for p in $precisions; do compare "e2e $ex, $p vs fp32" "$work/$ex-$p" "$work/$ex-fp32"; done
+  for p in $precisions; do compare "e2e $ex, $p vs fp32" "$work/$ex-${p//\//_}" "$work/$ex-fp32"; done
 done
 echo "== genomes with full-size random models"
 if [ ! -f "$models/models.json" ]; then python3 tools/bench/predict/make_models.py --out "$models" 2>&1 | tail -2; fi
@@ -52,10 +54,10 @@ cat test-data/lambda_virus.fa > "$genomes"
 [ -f .bench-data/NC_008253.fna.gz ] && python3 -c 'import gzip, sys; n = int(sys.argv[2]); lines = gzip.open(sys.argv[1], "rt").read().split("\n"); seq = "".join(lines[1:])[:n]; print(">ecoli536_slice_1_%d" % n); print("\n".join(seq[i:i + 80] for i in range(0, len(seq), 80)))' .bench-data/NC_008253.fna.gz "${SLICE_BP:-1000000}" >> "$genomes"
 for len in ${LENGTHS:-300 500}; do
   for p in fp32 $precisions; do
-    v "$p" "$genomes" --models-dir "$models" --model-type "$len" --token-budget "${TOKEN_BUDGET:-16384}" --out-dir "$work/genomes-$len-$p" \
+    v "$p" "$genomes" --models-dir "$models" --model-type "$len" --token-budget "${TOKEN_BUDGET:-16384}" --out-dir "$work/genomes-$len-${p//\//_}" \
       || echo "predict genomes $len $p failed (rc=$?)" | tee -a "$log"
   done
-  for p in $precisions; do compare "lambda + E. coli ${SLICE_BP:-1000000} bp at $len bp, $p vs fp32" "$work/genomes-$len-$p" "$work/genomes-$len-fp32"; done
+  for p in $precisions; do compare "lambda + E. coli ${SLICE_BP:-1000000} bp at $len bp, $p vs fp32" "$work/genomes-$len-${p//\//_}" "$work/genomes-$len-fp32"; done
 done
 # Every run's per-frame results travel back (the scores' distance to the decision is the question random weights raise).
-(cd "$work" && find . -name 'prediction_results*' -print0 | tar czf "$out/fp8-labels-results.tgz" --null -T -)
+(cd "$work" && find . \( -name 'prediction_results*' -o -name run_summary.json \) -print0 | tar czf "$out/fp8-labels-results.tgz" --null -T -)
