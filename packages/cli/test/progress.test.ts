@@ -127,4 +127,17 @@ describe('run summary', () => {
     expect(s).toMatchObject({ backend: 'cuda', precision: 'bf16', cuda, oomSplits: 3, peakGpuBytes: 8_680_789_504 });
     expect(JSON.parse(JSON.stringify(s)).cuda).toEqual(cuda);
   });
+
+  it('reports fp8 refinement (margin, precision, frames the workers refined) only when the run refines', () => {
+    const fixed = { input: 'a.fa', chunkLength: 500, models: { esm: 'e', dnabert: 'd', mlp: 'm' }, backend: 'cuda', devices: [], workers: 0, tokenBudget: 100 };
+    const telemetry = { compute: { backend: 'cuda', precision: 'fp8' }, oomSplits: 0, fp32Recomputes: 0, refinedFrames: 369, esmTokens: 0, dnabertTokens: 0, peakGpuBytes: 0, gpuBusySamples: 0, gpuBusyPercentSum: 0, workers: [] } as const;
+    const refining = new RunSummaryBuilder(fixed);
+    refining.setRefinement(0.04, 'bf16');
+    expect(refining.build('complete').refinement).toEqual({ margin: 0.04, precision: 'bf16', frames: 0 });
+    refining.setFeatures({ ...telemetry, workers: [] }, false);
+    expect(refining.build('complete').refinement).toEqual({ margin: 0.04, precision: 'bf16', frames: 369 });
+    const plain = new RunSummaryBuilder(fixed);
+    plain.setFeatures({ ...telemetry, workers: [] }, false);
+    expect(plain.build('complete')).not.toHaveProperty('refinement');
+  });
 });

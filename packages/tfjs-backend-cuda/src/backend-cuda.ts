@@ -183,7 +183,7 @@ export class CudaBackend extends KernelBackend {
    * fp8 speed (H100, 2026-11-26, docs/benchmarks/cuda.md). $VIRNUCPRO_FP8_BF16_BLOCKS: N for every model (0: every
    * block in fp8, the A/B) or DEPTH:N,… per model depth (tools may change it). */
   fp8Bf16Blocks: Fp8Bf16Blocks;
-  /** fp8: inside a block that runs in bf16 (withModelBlock). */
+  /** fp8: inside a block that runs in bf16 (withModelBlock) or a refinement (withRefinementPrecision). */
   private inBf16Block = false;
   /** fp8: while a calibration pass runs, the column sums of each linear layer's input, by weight. */
   private fp8Calibration?: Map<DataId, { sums: DevicePtr; rows: number }>;

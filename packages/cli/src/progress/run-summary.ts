@@ -37,7 +37,7 @@ export interface RunSummary {
   fp32Recomputes: number;
   /**
    * fp8 with --refine-margin > 0: frames whose virus score lay within `margin` of 0.5 and were embedded again in
-   * `precision` (bf16) and classified from that (`frames` of `framesOfRun`, this process's; absent otherwise).
+   * `precision` (bf16) and classified from that (`frames`: this process's; absent otherwise).
    */
   refinement?: { margin: number; precision: string; frames: number };
   /** Peak GPU memory held by tensors (cuda's allocator: in use, not cached), the largest over workers; absent on backends that do not report it. */
@@ -152,7 +152,7 @@ export class RunSummaryBuilder {
 
   /** fp8's second look at frames near 0.5 runs in this run (--refine-margin): run_summary.json says how many. */
   setRefinement(margin: number, precision: string): void {
-    this.refinement = { margin, precision, frames: this.refinement?.frames ?? 0 };
+    this.refinement = { margin, precision, frames: 0 };
   }
 
   /** What the feature model's workers report (predict's counters; per worker with worker processes). */
