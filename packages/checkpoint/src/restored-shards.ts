@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { idHash } from './id-hash.js';
 import { readShardVectors } from './shard-file.js';
 import type { ShardRecord } from './manifest.js';
 
@@ -9,7 +10,7 @@ import type { ShardRecord } from './manifest.js';
 export class RestoredShards {
   private shardOf = new Int32Array(0).fill(-1);
   private rowOf = new Int32Array(0);
-  private readonly cache = new Map<number, Promise<{ ids: string[]; dim: number; embeddings: Float32Array }>>();
+  private readonly cache = new Map<number, Promise<{ idHashes: Uint32Array; dim: number; embeddings: Float32Array }>>();
   count = 0;
 
   constructor(
@@ -35,13 +36,17 @@ export class RestoredShards {
     return index >= 0 && index < this.shardOf.length && this.shardOf[index] !== -1;
   }
 
-  /** Vector and stored id of a restored item (ids are read with the vectors, not kept in memory). */
-  async get(index: number): Promise<{ id: string; vector: Float32Array }> {
+  /**
+   * Vector of a restored item, and whether it was stored for the item of id `id` (its id's hash is read with the
+   * vectors, not kept in memory).
+   */
+  async get(index: number): Promise<{ vector: Float32Array; matches(id: string): boolean }> {
     if (!this.has(index)) throw new Error(`item #${index} is not in the checkpoint`);
     const shard = this.shardOf[index];
     const row = this.rowOf[index];
-    const { ids, dim, embeddings } = await this.load(shard);
-    return { id: ids[row], vector: embeddings.slice(row * dim, (row + 1) * dim) };
+    const { idHashes, dim, embeddings } = await this.load(shard);
+    const stored = idHashes[row];
+    return { vector: embeddings.slice(row * dim, (row + 1) * dim), matches: (id) => idHash(id) === stored };
   }
 
   private load(shard: number) {

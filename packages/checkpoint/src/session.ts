@@ -1,4 +1,4 @@
-import { readdir, rm, stat, unlink } from 'node:fs/promises';
+import { readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectory, OutputDirNotEmptyError } from '@virnucpro/atomic-file';
 import { CheckpointMismatchError } from './errors.js';
@@ -178,6 +178,24 @@ export class CheckpointSession {
       this.manifest.complete = true;
       await writeManifest(this.dir, this.manifest);
     }
+  }
+
+  /**
+   * Deletes the checkpoint (its shards, manifest and folder, if nothing else is in it) once the run it served is
+   * complete and its results are published: they hold every result. Resolves with the bytes freed.
+   */
+  async remove(): Promise<number> {
+    if (this.timer) clearInterval(this.timer);
+    await this.writing.catch(() => undefined);
+    this.closed = true;
+    let freed = 0;
+    for (const name of await readdir(this.dir)) {
+      if (name !== MANIFEST_FILE && !SHARD_PATTERN.test(name) && !name.endsWith('.tmp')) continue;
+      freed += (await stat(join(this.dir, name))).size;
+      await rm(join(this.dir, name), { force: true });
+    }
+    await rmdir(this.dir).catch(() => undefined); // kept if something else is in it
+    return freed;
   }
 
   get itemsStored(): number {

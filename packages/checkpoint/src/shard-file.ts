@@ -1,4 +1,5 @@
 import { openSafetensors, writeSafetensors } from '@virnucpro/weights';
+import { idHash } from './id-hash.js';
 
 /** One completed embedding, as stored in a shard row. */
 export interface EmbeddingRecord {
@@ -7,65 +8,69 @@ export interface EmbeddingRecord {
   vector: Float32Array;
 }
 
-export const SHARD_FORMAT = 'virnucpro-embedding-shard';
+/** Version 2: ids as 32-bit hashes (`id_hashes`), not a JSON list: 20 bytes a row of two scores. */
+export const SHARD_FORMAT = 'virnucpro-result-shard-2';
 
 /**
- * Writes records as a safetensors file, rows sorted by input index:
- * `embeddings` float32 [n, dim], `indices` int64 [n]; metadata `ids` (JSON array, same order),
- * `format`, `dim`. Readable from Python: `safetensors.numpy.load_file` + `safe_open(...).metadata()`.
+ * Writes records as a safetensors file, rows sorted by input index: `embeddings` float32 [n, dim], `indices`
+ * int64 [n], `id_hashes` uint32 [n] (id-hash.ts); metadata `format`, `dim`. Readable from Python:
+ * `safetensors.numpy.load_file` + `safe_open(...).metadata()`.
  */
 export async function writeShard(path: string, records: EmbeddingRecord[], dim: number): Promise<void> {
   const rows = [...records].sort((a, b) => a.index - b.index);
   const embeddings = new Float32Array(rows.length * dim);
   const indices = new BigInt64Array(rows.length);
+  const idHashes = new Uint32Array(rows.length);
   rows.forEach((record, row) => {
     if (record.vector.length !== dim) throw new Error(`checkpoint: vector for item #${record.index} has length ${record.vector.length}, expected ${dim}`);
     embeddings.set(record.vector, row * dim);
     indices[row] = BigInt(record.index);
+    idHashes[row] = idHash(record.id);
   });
   await writeSafetensors(
     path,
     {
       embeddings: { dtype: 'float32', shape: [rows.length, dim], data: embeddings },
       indices: { dtype: 'int64', shape: [rows.length], data: indices },
+      id_hashes: { dtype: 'uint32', shape: [rows.length], data: idHashes },
     },
-    { format: SHARD_FORMAT, dim: String(dim), ids: JSON.stringify(rows.map((r) => r.id)) },
+    { format: SHARD_FORMAT, dim: String(dim) },
   );
 }
 
 export interface ShardIndex {
   indices: number[];
-  ids: string[];
   dim: number;
 }
 
-/** Reads a shard's indices and ids (not its vectors) and checks its shape. */
+/** Reads a shard's indices (not its vectors) and checks its shape. */
 export async function readShardIndex(path: string): Promise<ShardIndex> {
   const file = await openSafetensors(path);
   try {
-    if (file.metadata.format !== SHARD_FORMAT) throw new Error(`not an embedding shard (format '${file.metadata.format}')`);
-    const ids = JSON.parse(file.metadata.ids ?? 'null') as unknown;
+    if (file.metadata.format !== SHARD_FORMAT) throw new Error(`not a result shard of this version (format '${file.metadata.format}', expected '${SHARD_FORMAT}')`);
     const embeddings = file.entries.get('embeddings');
     const indicesEntry = file.entries.get('indices');
+    const hashes = file.entries.get('id_hashes');
     if (!embeddings || embeddings.dtype !== 'float32' || embeddings.shape.length !== 2) throw new Error('no float32 [n, dim] "embeddings" tensor');
     if (!indicesEntry || indicesEntry.dtype !== 'int64' || indicesEntry.shape.length !== 1) throw new Error('no int64 [n] "indices" tensor');
+    if (!hashes || hashes.dtype !== 'uint32' || hashes.shape.length !== 1) throw new Error('no uint32 [n] "id_hashes" tensor');
     const [rows, dim] = embeddings.shape;
-    if (indicesEntry.shape[0] !== rows || !Array.isArray(ids) || ids.length !== rows) {
-      throw new Error(`row counts disagree: embeddings ${rows}, indices ${indicesEntry.shape[0]}, ids ${Array.isArray(ids) ? ids.length : 'missing'}`);
+    if (indicesEntry.shape[0] !== rows || hashes.shape[0] !== rows) {
+      throw new Error(`row counts disagree: embeddings ${rows}, indices ${indicesEntry.shape[0]}, id_hashes ${hashes.shape[0]}`);
     }
     const indices = Array.from((await file.readTensor('indices')).data as BigInt64Array, Number);
-    return { indices, ids: ids.map(String), dim };
+    return { indices, dim };
   } finally {
     await file.close();
   }
 }
 
-/** Reads a shard's vectors and ids (rows in the file's order). */
-export async function readShardVectors(path: string): Promise<{ ids: string[]; dim: number; embeddings: Float32Array }> {
+/** Reads a shard's vectors and id hashes (rows in the file's order). */
+export async function readShardVectors(path: string): Promise<{ idHashes: Uint32Array; dim: number; embeddings: Float32Array }> {
   const file = await openSafetensors(path);
   try {
     const tensor = await file.readTensor('embeddings');
-    return { ids: (JSON.parse(file.metadata.ids) as unknown[]).map(String), dim: tensor.shape[1], embeddings: tensor.data as Float32Array };
+    return { idHashes: (await file.readTensor('id_hashes')).data as Uint32Array, dim: tensor.shape[1], embeddings: tensor.data as Float32Array };
   } finally {
     await file.close();
   }

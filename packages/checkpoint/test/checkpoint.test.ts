@@ -6,6 +6,7 @@ import {
   CheckpointMismatchError,
   describeIdentityDifferences,
   fingerprintFiles,
+  idHash,
   openCheckpoint,
   readManifest,
 } from '../src/index.js';
@@ -32,8 +33,9 @@ describe('checkpoint shards and resume', () => {
     expect(resumed.report).toMatchObject({ verifiedShards: 8, restoredItems: 53, droppedShards: [] });
     for (let index = 0; index < 53; index++) {
       expect(resumed.restored.has(index)).toBe(true);
-      const { id, vector } = await resumed.restored.get(index);
-      expect(id).toBe(`seq${index}`);
+      const { matches, vector } = await resumed.restored.get(index);
+      expect(matches(`seq${index}`)).toBe(true);
+      expect(matches(`seq${index + 1}`)).toBe(false);
       expect(Array.from(vector)).toEqual(Array.from(vectorOf(`seq${index}`)));
     }
     expect(resumed.restored.has(53)).toBe(false);
@@ -48,7 +50,7 @@ describe('checkpoint shards and resume', () => {
     expect(manifest.shards.map((s) => [s.count, s.firstIndex, s.lastIndex])).toEqual([[count, 0, count - 1]]);
   });
 
-  it('writes safetensors that an independent parser reads: embeddings f32 [n,dim], indices i64, ids metadata', async () => {
+  it('writes safetensors that an independent parser reads: embeddings f32 [n,dim], indices i64, id hashes u32', async () => {
     const dir = await tempDir();
     await writeRun(dir, [4, 1, 3], 10);
     const manifest = (await readManifest(dir))!;
@@ -57,7 +59,10 @@ describe('checkpoint shards and resume', () => {
     const header = JSON.parse(bytes.subarray(8, 8 + headerLength).toString('utf8'));
     expect(header.embeddings).toMatchObject({ dtype: 'F32', shape: [3, DIM] });
     expect(header.indices).toMatchObject({ dtype: 'I64', shape: [3] });
-    expect(JSON.parse(header.__metadata__.ids)).toEqual(['seq1', 'seq3', 'seq4']);
+    expect(header.id_hashes).toMatchObject({ dtype: 'U32', shape: [3] });
+    expect(header.__metadata__.ids).toBeUndefined(); // no id list: 4 bytes an id
+    const [hstart] = header.id_hashes.data_offsets;
+    expect([0, 1, 2].map((row) => bytes.readUInt32LE(8 + headerLength + hstart + 4 * row))).toEqual(['seq1', 'seq3', 'seq4'].map(idHash));
     const base = 8 + headerLength;
     const [start] = header.embeddings.data_offsets;
     const row1 = new Float32Array(bytes.buffer.slice(bytes.byteOffset + base + start + DIM * 4, bytes.byteOffset + base + start + 2 * DIM * 4));
@@ -90,7 +95,7 @@ describe('checkpoint shards and resume', () => {
     await resumed.close({ complete: true });
     const again = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
     expect(again.report.restoredItems).toBe(40);
-    expect((await again.restored.get(17)).id).toBe('seq17');
+    expect((await again.restored.get(17)).matches('seq17')).toBe(true);
   });
 
   it('discards shard and temp files the manifest does not list (killed between shard and manifest write)', async () => {
@@ -138,6 +143,38 @@ describe('checkpoint shards and resume', () => {
       "esm.files: file extra.bin (5 bytes) of the checkpoint's model is missing",
     ]);
     expect(describeIdentityDifferences(checkpoint, checkpoint)).toEqual([]);
+  });
+
+  it('stores two scores a row in at most 64 bytes a row (id hashes, not ids), long ids included', async () => {
+    const dir = await tempDir();
+    const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: 10_000 });
+    const longId = (i: number) => `A00123:456:HXXXXDSXX:1:1101:${10000 + i}:1000_chunk_1R3`;
+    for (let i = 0; i < 10_000; i++) await session.append({ index: i, id: longId(i), vector: Float32Array.from([0.25, 0.75]) });
+    await session.close();
+    const { shards } = (await readManifest(dir))!;
+    expect(shards).toHaveLength(1);
+    expect(shards[0].bytes / 10_000).toBeLessThanOrEqual(64);
+    const again = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect((await again.restored.get(9_999)).matches(longId(9_999))).toBe(true);
+    expect((await again.restored.get(9_999)).matches(longId(9_998))).toBe(false);
+  });
+
+  it('removes itself once its run is complete, leaving a folder with other files in place', async () => {
+    const dir = await tempDir();
+    const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: 3 });
+    for (let i = 0; i < 7; i++) await session.append(record(i));
+    await session.close({ complete: true });
+    const listed = (await readManifest(dir))!.shards.reduce((sum, s) => sum + s.bytes, 0);
+    expect(await session.remove()).toBeGreaterThan(listed); // the shards and the manifest
+    await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+
+    const shared = await tempDir();
+    const other = await openCheckpoint({ dir: shared, model: MODEL, inputFingerprint: INPUT });
+    await writeFile(join(shared, 'notes.txt'), 'mine');
+    await other.append(record(0));
+    await other.close({ complete: true });
+    await other.remove();
+    expect(await readdir(shared)).toEqual(['notes.txt']);
   });
 
   it('refuses a fresh run over an existing checkpoint unless forced', async () => {

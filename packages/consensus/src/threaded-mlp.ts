@@ -17,7 +17,7 @@ export interface ThreadedMlpOptions {
    * too close to the GPU's ~1.9K frames/s; 14 gave ~2.4K.
    */
   threads?: number;
-  /** Fewer rows than this per thread are not worth a message: they run on fewer threads (default 16). */
+  /** Fewer rows than this per thread are not worth a message: they run on fewer threads, at least one (default 16). */
   minRowsPerThread?: number;
 }
 
@@ -70,8 +70,9 @@ export class ThreadedMlp {
   /** Same contract and bytes as MlpClassifier.predict, computed on the threads. */
   async predict(features: Float32Array, rows = features.length / this.inputDim): Promise<Float32Array> {
     checkRows(features, rows, this.inputDim);
-    const used = Math.min(this.workers.length, Math.floor(rows / this.minRowsPerThread));
-    if (used <= 1) return this.mlp.predict(features, rows);
+    // Never on the calling thread while there are threads: in a GPU worker that thread launches the next batch.
+    if (this.workers.length === 0) return this.mlp.predict(features, rows);
+    const used = Math.max(1, Math.min(this.workers.length, Math.floor(rows / this.minRowsPerThread)));
     const per = Math.ceil(rows / used);
     const parts: Promise<Float32Array>[] = [];
     for (let t = 0, start = 0; start < rows; t++, start += per) {

@@ -1,12 +1,26 @@
 // The module @virnucpro/runtime loads in each worker (thread or process) by its path (featuresWorkerPlugin): the
-// feature model on the backend the parent planned.
+// feature model on the backend the parent planned, with VirNucPro's MLP on top when the plugin names one (then the
+// worker returns each frame's two scores instead of its features).
 import type { ComputeSettings } from '@virnucpro/compute';
+import { loadMlp, ThreadedMlp } from '@virnucpro/consensus';
+import type { Embedder } from '@virnucpro/ops';
 import type { WorkerModelFactory } from '@virnucpro/runtime';
-import { createFeaturesModel, type FeatureModelPaths } from './features-model.js';
+import { createFeaturesModel } from './features-model.js';
+import type { FeaturesWorkerOptions } from './features-plugin.js';
 import type { FrameItem } from './frame-item.js';
+import { modelLoadError } from './model-load-error.js';
+import { scoringModel } from './scoring-model.js';
 
 /** The runtime's factory signature: (options, ctx) → Embedder. */
-export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSettings> = (options, ctx) => {
+export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSettings> = async (options, ctx): Promise<Embedder<FrameItem>> => {
   if (!ctx.compute) throw new Error('the features worker needs its compute settings (the pool\'s `compute`)');
-  return createFeaturesModel(options as FeatureModelPaths, ctx.compute);
+  const { esm, dnabert, mlp: mlpPath, mlpThreads } = options as FeaturesWorkerOptions;
+  // The MLP first: it is small, and a bad file is then refused before minutes of loading the embedding models.
+  const mlp = mlpPath === undefined ? undefined : await loadMlp(mlpPath).catch((err: unknown) => {
+    throw modelLoadError('MLP', mlpPath, err);
+  });
+  const features = await createFeaturesModel({ esm, dnabert }, ctx.compute);
+  if (!mlp) return features;
+  // Worker threads of this worker: its event loop stays free to launch the next batch while a batch is scored.
+  return scoringModel(features, ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }));
 };

@@ -1,6 +1,5 @@
 import type { Precision } from '@virnucpro/ops';
 import type { FrameItem } from './frame-item.js';
-import type { FrameClassifier } from './frame-classifier.js';
 import type { Features } from './start-features.js';
 
 /**
@@ -12,15 +11,16 @@ export const DEFAULT_REFINE_MARGIN = 0.04;
 
 /**
  * The second look at frames near the decision: a frame whose virus probability lies within `margin` of 0.5 is
- * embedded again by `embed` (at the backend's refinement precision: bf16 under fp8) and classified from those
- * features. Which frames qualify depends on each frame's own score only, so a frame's output stays independent of
- * its batch, its shard and of a resume.
+ * scored again by `score` (embedded at the backend's refinement precision, bf16 under fp8, and classified in the
+ * worker). Which frames qualify depends on each frame's own score only, so a frame's output stays independent of
+ * its batch, its shard and of a resume; it is decided here, in input order, so that the frames near 0.5 of many
+ * batches go to the GPU together (refinement-batcher.ts) — a worker sees too few of them in one batch.
  */
 export interface FrameRefinement {
   /** Half-width of the band around 0.5, in [0, 0.5]; 0: no frame is refined. */
   margin: number;
-  /** The frames' features at the refinement precision, one per frame, in order (Features.refine). */
-  embed(frames: FrameItem[]): Promise<Float32Array[]>;
+  /** The frames' two scores (others, virus) at the refinement precision, one pair per frame, in order (Features.refine). */
+  score(frames: FrameItem[]): Promise<Float32Array[]>;
   /** ESM-2 tokens of frames to gather from several MLP batches before embedding them together (default 0: each batch's at once). */
   batchTokens?: number;
 }
@@ -38,25 +38,21 @@ export function rowsNearDecision(probabilities: ArrayLike<number>, rows: number,
 }
 
 /**
- * `probabilities` of `frames` (as the MLP gave them) with the rows near the decision replaced by the MLP's
- * probabilities on their refined features; the others are the same values. Resolves with the rows and how many
+ * `probabilities` of `frames` (two per frame, as the workers gave them) with the rows near the decision replaced by
+ * their scores at the refinement precision; the others are the same values. Resolves with the rows and how many
  * were refined.
  */
 export async function refineNearDecision(
   frames: readonly FrameItem[],
   probabilities: Float32Array,
-  mlp: FrameClassifier,
   refinement: FrameRefinement,
 ): Promise<{ probabilities: Float32Array; refined: number }> {
   const near = rowsNearDecision(probabilities, frames.length, refinement.margin);
   if (near.length === 0) return { probabilities, refined: 0 };
-  const vectors = await refinement.embed(near.map((row) => frames[row]));
-  if (vectors.length !== near.length) throw new Error(`refinement returned ${vectors.length} feature rows for ${near.length} frames`);
-  const features = new Float32Array(near.length * mlp.inputDim);
-  vectors.forEach((v, i) => features.set(v, i * mlp.inputDim));
-  const again = await mlp.predict(features, near.length);
+  const scores = await refinement.score(near.map((row) => frames[row]));
+  if (scores.length !== near.length) throw new Error(`refinement returned ${scores.length} score rows for ${near.length} frames`);
   const out = Float32Array.from(probabilities);
-  near.forEach((row, i) => out.set(again.subarray(2 * i, 2 * i + 2), 2 * row));
+  near.forEach((row, i) => out.set(scores[i].subarray(0, 2), 2 * row));
   return { probabilities: out, refined: near.length };
 }
 
@@ -69,5 +65,5 @@ export function refinementFor(features: Pick<Features, 'refinesTo' | 'refine'> &
   checkRefineMargin(margin);
   const precision = features.refinesTo;
   if (precision === undefined || margin === 0) return undefined;
-  return { margin, precision, embed: (frames) => features.refine(frames), batchTokens: features.plan.tokenBudget };
+  return { margin, precision, score: (frames) => features.refine(frames), batchTokens: features.plan.tokenBudget };
 }

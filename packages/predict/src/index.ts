@@ -1,14 +1,16 @@
 // @virnucpro/predict: the VirNucPro pipeline. The feature model ([DNABERT-S | ESM-2] per six-frame item, a batch
 // split in halves when the GPU runs out of memory) on a worker pool, the records' frames as a paced source, the MLP
 // into the prediction files, and `predict`, all of it in one call.
-export { predict, readAheadFor, assertFeaturesFit, FeatureMismatchError, type PredictOptions, type PredictResult } from './predict.js';
+export { predict, assertFeaturesFit, FeatureMismatchError, type PredictOptions, type PredictResult } from './predict.js';
+export { runPrediction, readAheadFor, type PredictionRun, type PredictionRunOptions, type PredictionRunWriter } from './prediction-run.js';
 export { framesFrom, declareRecords, type FramesOptions, type RecordDeclarations } from './frames-from.js';
 export { recordFacts, nBaseCount } from './record-facts.js';
 export { writePredictions, type PredictionSink, type WritePredictionsOptions } from './write-predictions.js';
-export type { FrameClassifier } from './frame-classifier.js';
+export { SCORE_DIM } from './scoring-model.js';
 export { DEFAULT_REFINE_MARGIN, checkRefineMargin, refinementFor, refineNearDecision, rowsNearDecision, type FrameRefinement } from './frame-refinement.js';
 export { embedForRefinement } from './embed-for-refinement.js';
-export { startFeatures, type Features, type StartFeaturesOptions } from './start-features.js';
+export { startFeatures, defaultMlpThreads, type Features, type StartFeaturesOptions } from './start-features.js';
+export type { FeaturesWorkerOptions } from './features-plugin.js';
 export type { FeaturesTelemetry } from './features-telemetry.js';
 export type { FeatureModelPaths } from './features-model.js';
 export { FEATURES_MODEL_NAME } from './feature-name.js';

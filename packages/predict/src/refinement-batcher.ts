@@ -1,8 +1,8 @@
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 
 /**
- * Joins the refinement requests of consecutive MLP batches into fuller GPU batches. With 150-bp reads and the
- * 300-bp model ~1.7 % of frames lie near 0.5: ~4 of an MLP batch's 256, and 1M frames refined batch by batch made
+ * Joins the refinement requests of consecutive written batches into fuller GPU batches. With 150-bp reads and the
+ * 300-bp model ~1.7 % of frames lie near 0.5: ~4 of a batch's 256, and 1M frames refined batch by batch made
  * 3,857 batches of ~4 frames that ran mostly launches (H100: 401 s against 312 s without). A request waits until
  * `batchTokens` ESM-2 tokens are gathered, or until the reader is blocked on it (whileBlocked), so nothing waits
  * for frames that cannot come. Each frame's features are those it gets alone (batch-invariant kernels).
@@ -14,7 +14,7 @@ export class RefinementBatcher {
   private blockedThrough = -1;
 
   constructor(
-    private readonly embed: (frames: FrameItem[]) => Promise<Float32Array[]>,
+    private readonly score: (frames: FrameItem[]) => Promise<Float32Array[]>,
     private readonly batchTokens: number,
   ) {}
 
@@ -32,7 +32,7 @@ export class RefinementBatcher {
     const requests = this.waiting;
     this.waiting = [];
     this.tokens = 0;
-    this.embed(requests.flatMap((r) => r.frames)).then(
+    this.score(requests.flatMap((r) => r.frames)).then(
       (vectors) => {
         let at = 0;
         for (const r of requests) {

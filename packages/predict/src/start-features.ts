@@ -1,6 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { planCompute, refinementPrecision, type ComputeDescription, type ComputePlan, type ComputeRequest } from '@virnucpro/compute';
 import type { Precision } from '@virnucpro/ops';
-import { startPool, type WorkerPool } from '@virnucpro/runtime';
+import { startPool, type WorkerPluginSpec, type WorkerPool } from '@virnucpro/runtime';
 import type { FeatureModelPaths } from './features-model.js';
 import { featuresWorkerPlugin } from './features-plugin.js';
 import { describedCompute, featuresTelemetry, type FeaturesTelemetry } from './features-telemetry.js';
@@ -10,15 +11,31 @@ import { framePacking, type FramePacking } from './frame-packing.js';
 import { ModelLoadError, modelLoadMessageIn } from './model-load-error.js';
 
 export interface StartFeaturesOptions {
-  models: FeatureModelPaths;
+  /**
+   * The two embedding models and, to score frames in the workers, VirNucPro's MLP: with `mlp` the pool returns each
+   * frame's two probabilities (others, virus), computed next to its features; without it, the 3,328 features.
+   */
+  models: FeatureModelPaths & { mlp?: string };
   /** The compute flags (`--backend`, `--precision`, `--devices`, `--workers`, `--threads`, `--token-budget`). */
   compute: ComputeRequest;
+  /** Worker threads of the MLP in each worker (default: this machine's cores shared among the workers; 0: on the worker's thread). */
+  mlpThreads?: number;
+  /**
+   * Another worker plugin in place of the feature model (benchmarks of the host side with simulated devices); it
+   * must return what the feature model would (scores with `models.mlp`).
+   */
+  plugin?: WorkerPluginSpec;
 }
 
 /** The feature model running: a worker pool of it, the plan it runs on, and how to pack frames for it. */
 export interface Features {
-  /** The pool: `runEmbedding`'s `pool` (the [DNABERT-S | ESM-2] feature of each frame, `pool.dim` values). */
+  /**
+   * The pool: `runEmbedding`'s `pool`. Each frame's two scores (others, virus) when started with an MLP, else its
+   * [DNABERT-S | ESM-2] features; `pool.dim` values either way.
+   */
   pool: WorkerPool<FrameItem>;
+  /** The size of the features the models make (768 + 2560 for the released ones), scored or not. */
+  featureDim: number;
   plan: ComputePlan;
   /** Backend, precision and GPU as the loaded workers describe them. */
   compute: ComputeDescription;
@@ -26,7 +43,7 @@ export interface Features {
   pack(window?: number): FramePacking;
   /** The more accurate precision the workers can embed frames at (fp8: bf16), or undefined where there is none. */
   refinesTo: Precision | undefined;
-  /** Features of `frames` at `refinesTo`, in order (frame-refinement.ts: the second look at frames near 0.5). */
+  /** What the pool returns for `frames` (scores or features), computed at `refinesTo`, in order (frame-refinement.ts). */
   refine(frames: FrameItem[]): Promise<Float32Array[]>;
   /** What the workers did so far (splits, tokens, GPU memory and use, per worker). */
   telemetry(): FeaturesTelemetry;
@@ -40,8 +57,10 @@ export interface Features {
  */
 export async function startFeatures(options: StartFeaturesOptions): Promise<Features> {
   const plan = await planCompute(options.compute);
+  const slots = plan.devices?.length ?? 1;
+  const mlpThreads = options.mlpThreads ?? defaultMlpThreads(slots);
   const pool = await startPool<FrameItem>({
-    model: featuresWorkerPlugin(options.models),
+    model: options.plugin ?? featuresWorkerPlugin({ ...options.models, mlpThreads }),
     compute: plan.settings,
     ...(plan.devices ? { devices: plan.devices } : { thread: true }),
   }).catch((err: unknown) => {
@@ -53,6 +72,7 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
   const planned: ComputeDescription = { backend, precision };
   return {
     pool,
+    featureDim: describedFeatureDim(pool) ?? pool.dim,
     plan,
     compute: describedCompute(pool.telemetry(), planned),
     pack: (window) => framePacking(plan.tokenBudget, window),
@@ -61,4 +81,21 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
     telemetry: () => featuresTelemetry(pool.telemetry(), planned),
     close: () => pool.close(),
   };
+}
+
+/**
+ * MLP threads per worker: the cores less one for the main process, shared among the workers (at most 16 each). A
+ * GPU's worker scores ~3,000 frames/s of 150-bp reads in fp8 at ~0.4 ms of one core per frame: ~1–2 threads busy.
+ */
+export function defaultMlpThreads(workers: number, cores = availableParallelism()): number {
+  return Math.max(1, Math.min(16, Math.floor((cores - 1) / Math.max(1, workers))));
+}
+
+/** The feature size the workers' scoring models name (scoring-model.ts), if they name one. */
+function describedFeatureDim(pool: WorkerPool<FrameItem>): number | undefined {
+  for (const t of pool.telemetry()) {
+    const featureDim = (t.info as { featureDim?: unknown } | undefined)?.featureDim;
+    if (typeof featureDim === 'number') return featureDim;
+  }
+  return undefined;
 }

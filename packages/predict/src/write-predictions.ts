@@ -1,15 +1,15 @@
 import type { EmbeddingResult } from '@virnucpro/runtime';
-import type { FrameClassifier } from './frame-classifier.js';
 import type { FrameItem } from './frame-item.js';
 import { refineNearDecision, type FrameRefinement } from './frame-refinement.js';
 import { RefinementBatcher } from './refinement-batcher.js';
+import { SCORE_DIM } from './scoring-model.js';
 
-/** Rows per MLP call (the original's DataLoader batch size; does not change results). */
-export const MLP_BATCH = 256;
+/** Rows per write (and per refinement decision): the original's DataLoader batch size; does not change results. */
+export const ROWS_PER_WRITE = 256;
 
 /**
- * MLP batches left classifying or refining while the next fills, when frames are refined (writePredictions'
- * `refine`): 64 × 256 frames hold ~280 frames near 0.5 at the 1.7 % of 150-bp reads, ~15K tokens to refine together.
+ * Batches of rows left refining while the next fills, when frames are refined (writePredictions' `refine`):
+ * 64 × 256 frames hold ~280 frames near 0.5 at the 1.7 % of 150-bp reads, ~15K tokens to refine together.
  */
 export const REFINING_BATCHES = 64;
 
@@ -19,58 +19,54 @@ export interface PredictionSink {
 }
 
 export interface WritePredictionsOptions {
-  mlp: FrameClassifier;
   writer: PredictionSink;
   /** Hears each result as it is taken (e.g. a progress bar). */
   onResult?: (result: EmbeddingResult<FrameItem>) => void;
   /**
-   * The second look at frames scored near 0.5 (frame-refinement.ts): each MLP batch's such frames are embedded again
-   * and classified from those features before the batch is written. Absent: every row as the MLP first gave it.
+   * The second look at frames scored near 0.5 (frame-refinement.ts): each batch's such frames are scored again at
+   * the refinement precision before the batch is written. Absent: every row as the workers first scored it.
    */
   refine?: FrameRefinement;
 }
 
 /**
- * Classifies the features of `results` (in input order, as `runEmbedding` yields them) with the MLP and writes the
- * rows, `MLP_BATCH` rows per call: one batch classifies while the next fills, and a batch is written only after the
- * one before it. The next result is taken only then, so a slow MLP or disk paces the whole run. With `refine`, a
- * batch's frames near 0.5 are refined between its classification and its write, up to REFINING_BATCHES batches'
- * gathered into one refinement.
- * Resolves with the number of rows written.
+ * Writes the scored frames of `results` (in input order, as `runEmbedding` yields them from a pool started with the
+ * MLP: each vector the frame's two probabilities), `ROWS_PER_WRITE` rows per call, each batch written only after the
+ * one before it; the next result is taken only then, so a slow disk paces the whole run. With `refine`, a batch's
+ * frames near 0.5 are scored again before it is written, up to REFINING_BATCHES batches' gathered into one
+ * refinement. Resolves with the number of rows written.
  */
 export async function writePredictions(results: AsyncIterable<EmbeddingResult<FrameItem>>, options: WritePredictionsOptions): Promise<number> {
-  const { mlp, writer } = options;
-  const dim = mlp.inputDim;
-  // Refinement: the frames near 0.5 of many MLP batches go to the GPU together (refinement-batcher.ts), so many
+  const { writer } = options;
+  // Refinement: the frames near 0.5 of many batches go to the GPU together (refinement-batcher.ts), so many
   // batches may wait for theirs while the next fills; blocked on the oldest, the reader has whatever waits sent.
-  const batcher = options.refine ? new RefinementBatcher(options.refine.embed, options.refine.batchTokens ?? 0) : undefined;
+  const batcher = options.refine ? new RefinementBatcher(options.refine.score, options.refine.batchTokens ?? 0) : undefined;
   const depth = batcher ? REFINING_BATCHES : 1;
   // Waiting on batch `turn` blocks the reader: the batcher sends its frames (and what waits with them) at once.
   const settle = (wait: Promise<void>, turn: number) => (batcher ? batcher.whileBlocked(wait, turn) : wait);
   let turns = 0;
   let frames: FrameItem[] = [];
-  let rows = new Float32Array(MLP_BATCH * dim);
+  let scores = new Float32Array(ROWS_PER_WRITE * SCORE_DIM);
   let written = 0;
-  let classifying: Promise<void> = Promise.resolve();
+  let writing: Promise<void> = Promise.resolve();
   const inFlight: { chain: Promise<void>; turn: number }[] = [];
-  const classify = async () => {
+  const write = async () => {
     if (frames.length === 0) return;
     const batch = frames;
+    const probabilities = scores.subarray(0, batch.length * SCORE_DIM);
     const turn = turns++;
-    const refine = options.refine && batcher ? { ...options.refine, embed: (fs: FrameItem[]) => batcher.request(fs, turn) } : undefined;
-    const probabilities = mlp.predict(rows.subarray(0, batch.length * dim), batch.length);
-    const previous = classifying;
-    classifying = (async () => {
-      let p = await probabilities;
-      if (refine) p = (await refineNearDecision(batch, p, mlp, refine)).probabilities;
+    const refine = options.refine && batcher ? { ...options.refine, score: (fs: FrameItem[]) => batcher.request(fs, turn) } : undefined;
+    const previous = writing;
+    writing = (async () => {
+      const p = refine ? (await refineNearDecision(batch, probabilities, refine)).probabilities : probabilities;
       await previous;
       await writer.writeBatch(batch.map((frame) => frame.id), p);
       written += batch.length;
     })();
-    classifying.catch(() => undefined); // its error surfaces where it is awaited, never as an unhandled rejection
-    inFlight.push({ chain: classifying, turn });
+    writing.catch(() => undefined); // its error surfaces where it is awaited, never as an unhandled rejection
+    inFlight.push({ chain: writing, turn });
     frames = [];
-    rows = new Float32Array(MLP_BATCH * dim);
+    scores = new Float32Array(ROWS_PER_WRITE * SCORE_DIM);
     if (inFlight.length > depth) {
       const oldest = inFlight.shift()!;
       await settle(oldest.chain, oldest.turn);
@@ -78,16 +74,17 @@ export async function writePredictions(results: AsyncIterable<EmbeddingResult<Fr
   };
   try {
     for await (const result of results) {
-      rows.set(result.vector, frames.length * dim);
+      if (result.vector.length !== SCORE_DIM) throw new Error(`frame ${result.item.id}: expected its ${SCORE_DIM} scores, got ${result.vector.length} values (start the features with the MLP)`);
+      scores.set(result.vector, frames.length * SCORE_DIM);
       frames.push(result.item);
       options.onResult?.(result);
-      if (frames.length === MLP_BATCH) await classify();
+      if (frames.length === ROWS_PER_WRITE) await write();
     }
-    await classify();
+    await write();
   } catch (error) {
-    await settle(classifying, turns).catch(() => undefined); // no write left running behind the caller's clean-up
+    await settle(writing, turns).catch(() => undefined); // no write left running behind the caller's clean-up
     throw error;
   }
-  await settle(classifying, turns);
+  await settle(writing, turns);
   return written;
 }

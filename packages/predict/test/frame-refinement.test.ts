@@ -1,6 +1,6 @@
-// fp8's second look at frames scored near 0.5: which rows qualify, that only they are embedded again (at the
-// refinement precision, in batches of their own within the budget) and classified from that, in order, and that
-// the features model runs such a batch — halves after running out of memory included — inside that precision.
+// fp8's second look at frames scored near 0.5: which rows qualify, that only they are scored again (embedded at the
+// refinement precision, in batches of their own within the budget, and classified in the worker), in order, and
+// that the features model runs such a batch — halves after running out of memory included — inside that precision.
 import { describe, expect, it } from 'vitest';
 import { serialEmbedder, type EmbeddingResult } from '@virnucpro/runtime';
 import type { PackItem } from '@virnucpro/packer';
@@ -8,7 +8,7 @@ import { featuresModel, type SequenceEmbedder } from '../src/features-model.js';
 import type { FrameItem } from '../src/frame-item.js';
 import { embedForRefinement } from '../src/embed-for-refinement.js';
 import { DEFAULT_REFINE_MARGIN, checkRefineMargin, refineNearDecision, refinementFor, rowsNearDecision } from '../src/frame-refinement.js';
-import { MLP_BATCH, REFINING_BATCHES, writePredictions } from '../src/write-predictions.js';
+import { ROWS_PER_WRITE, REFINING_BATCHES, writePredictions } from '../src/write-predictions.js';
 import { RefinementBatcher } from '../src/refinement-batcher.js';
 
 const frame = (i: number, residues = 3): FrameItem => ({ id: `r_chunk_${i}F1`, nucleotide: 'ACG'.repeat(residues), protein: 'M'.repeat(residues) });
@@ -31,38 +31,36 @@ describe('rowsNearDecision', () => {
 });
 
 describe('refineNearDecision', () => {
-  const mlp = { inputDim: 2, predict: (features: Float32Array, rows: number) => probabilitiesOf(Array.from({ length: rows }, (_, r) => features[2 * r])) };
-
-  it('embeds again only the frames near 0.5, in order, and puts the MLP\'s new rows in their places', async () => {
+  it('scores again only the frames near 0.5, in order, and puts their new scores in their places', async () => {
     const frames = [0, 1, 2, 3, 4].map((i) => frame(i));
     const asked: string[][] = [];
     const refinement = {
       margin: 0.04,
-      // The refined feature's first value becomes the new virus probability: 0.9 + the frame's number / 100.
-      embed: async (fs: FrameItem[]) => {
+      // The refined virus probability: 0.9 + the frame's number / 100.
+      score: async (fs: FrameItem[]) => {
         asked.push(fs.map((f) => f.id));
-        return fs.map((f) => Float32Array.from([0.9 + Number(f.id.match(/_(\d+)F1/)![1]) / 100, 0]));
+        return fs.map((f) => probabilitiesOf([0.9 + Number(f.id.match(/_(\d+)F1/)![1]) / 100]));
       },
     };
     const first = probabilitiesOf([0.51, 0.8, 0.49, 0.2, 0.539]);
-    const { probabilities, refined } = await refineNearDecision(frames, first, mlp, refinement);
+    const { probabilities, refined } = await refineNearDecision(frames, first, refinement);
     expect(asked).toEqual([['r_chunk_0F1', 'r_chunk_2F1', 'r_chunk_4F1']]);
     expect(refined).toBe(3);
     expect(Array.from(probabilities.filter((_, k) => k % 2)).map((v) => Math.round(v * 1000) / 1000)).toEqual([0.9, 0.8, 0.92, 0.2, 0.94]);
     expect(Array.from(probabilities.subarray(2, 4))).toEqual(Array.from(first.subarray(2, 4))); // a row not refined: the same values
-    expect(Array.from(first)).toEqual(Array.from(probabilitiesOf([0.51, 0.8, 0.49, 0.2, 0.539]))); // the MLP's own rows untouched
+    expect(Array.from(first)).toEqual(Array.from(probabilitiesOf([0.51, 0.8, 0.49, 0.2, 0.539]))); // the workers' first rows untouched
   });
 
   it('asks nothing when no frame is near the decision', async () => {
     let calls = 0;
     const p = probabilitiesOf([0.1, 0.95]);
-    const out = await refineNearDecision([frame(0), frame(1)], p, mlp, { margin: 0.04, embed: async () => { calls++; return []; } });
+    const out = await refineNearDecision([frame(0), frame(1)], p, { margin: 0.04, score: async () => { calls++; return []; } });
     expect(calls).toBe(0);
     expect(out).toEqual({ probabilities: p, refined: 0 });
   });
 
   it('fails clearly when the refinement returns the wrong number of rows', async () => {
-    await expect(refineNearDecision([frame(0)], probabilitiesOf([0.5]), mlp, { margin: 0.04, embed: async () => [] })).rejects.toThrow(/returned 0 feature rows for 1 frames/);
+    await expect(refineNearDecision([frame(0)], probabilitiesOf([0.5]), { margin: 0.04, score: async () => [] })).rejects.toThrow(/returned 0 score rows for 1 frames/);
   });
 });
 
@@ -152,24 +150,23 @@ describe('features model: frames to refine', () => {
 });
 
 describe('writePredictions with refinement', () => {
-  it('writes each frame near 0.5 with the probabilities of its refined features, the others as first classified', async () => {
+  it('writes each frame near 0.5 with its refined scores, the others as first scored', async () => {
     const n = 300;
     const virus = (i: number) => (i % 7 === 0 ? 0.5 + ((i % 3) - 1) * 0.01 : 0.1 + (i % 5) * 0.2 > 0.5 ? 0.9 : 0.1);
     const results = (async function* (): AsyncGenerator<EmbeddingResult<FrameItem>> {
-      for (let i = 0; i < n; i++) yield { index: i, restored: false, item: frame(i), vector: Float32Array.from([virus(i), 0]) };
+      for (let i = 0; i < n; i++) yield { index: i, restored: false, item: frame(i), vector: probabilitiesOf([virus(i)]) };
     })();
-    const mlp = { inputDim: 2, predict: async (features: Float32Array, rows: number) => probabilitiesOf(Array.from({ length: rows }, (_, r) => features[2 * r])) };
     const refinedIds: string[] = [];
     const refine = {
       margin: 0.04,
-      embed: async (fs: FrameItem[]) => {
+      score: async (fs: FrameItem[]) => {
         refinedIds.push(...fs.map((f) => f.id));
-        return fs.map(() => Float32Array.from([0.75, 0]));
+        return fs.map(() => probabilitiesOf([0.75]));
       },
     };
     const written: { id: string; virus: number }[] = [];
     const writer = { async writeBatch(ids: readonly string[], p: ArrayLike<number>) { ids.forEach((id, r) => written.push({ id, virus: p[2 * r + 1] })); } };
-    expect(await writePredictions(results, { mlp, writer, refine })).toBe(n);
+    expect(await writePredictions(results, { writer, refine })).toBe(n);
     const near = Array.from({ length: n }, (_, i) => i).filter((i) => Math.abs(virus(i) - 0.5) < 0.04);
     expect(near.length).toBeGreaterThan(30);
     expect(refinedIds).toEqual(near.map((i) => frame(i).id));
@@ -237,27 +234,26 @@ describe('RefinementBatcher', () => {
 });
 
 describe('writePredictions: refinement in flight', () => {
-  const mlp = { inputDim: 2, predict: async (features: Float32Array, rows: number) => probabilitiesOf(Array.from({ length: rows }, (_, r) => features[2 * r])) };
   function run(n: number, virus: (i: number) => number, taken = { count: 0 }): AsyncIterable<EmbeddingResult<FrameItem>> {
     return (async function* () {
       for (let i = 0; i < n; i++) {
         taken.count++;
-        yield { index: i, restored: false, item: frame(i), vector: Float32Array.from([virus(i), 0]) };
+        yield { index: i, restored: false, item: frame(i), vector: probabilitiesOf([virus(i)]) };
       }
     })();
   }
 
   it('gathers the frames near 0.5 of many batches into full refinements, writes in order, and reads at most REFINING_BATCHES batches ahead', async () => {
-    const n = (REFINING_BATCHES + 20) * MLP_BATCH + 17;
+    const n = (REFINING_BATCHES + 20) * ROWS_PER_WRITE + 17;
     const taken = { count: 0 };
     const sizes: number[] = [];
     const refine = {
       margin: 0.04,
       batchTokens: 5 * 400, // 400 frames of 5 tokens
-      embed: async (fs: FrameItem[]) => {
+      score: async (fs: FrameItem[]) => {
         sizes.push(fs.length);
         await new Promise((resolve) => setTimeout(resolve, 2));
-        return fs.map(() => Float32Array.from([0.9, 0]));
+        return fs.map(() => probabilitiesOf([0.9]));
       },
     };
     const ids: string[] = [];
@@ -270,26 +266,26 @@ describe('writePredictions: refinement in flight', () => {
       },
     };
     const near = (i: number) => i % 50 === 0; // 2 % of frames, ~5 a batch
-    expect(await writePredictions(run(n, (i) => (near(i) ? 0.5 : 0.1), taken), { mlp, writer, refine })).toBe(n);
+    expect(await writePredictions(run(n, (i) => (near(i) ? 0.5 : 0.1), taken), { writer, refine })).toBe(n);
     expect(ids).toEqual(Array.from({ length: n }, (_, i) => frame(i).id));
     virus.forEach((v, i) => expect(v).toBeCloseTo(near(i) ? 0.9 : 0.1, 6));
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(Math.ceil(n / 50));
     expect(sizes.slice(0, -1).every((size) => size >= 100), JSON.stringify(sizes)).toBe(true); // not one refinement per MLP batch
-    expect(maxAhead).toBeLessThanOrEqual((REFINING_BATCHES + 2) * MLP_BATCH);
+    expect(maxAhead).toBeLessThanOrEqual((REFINING_BATCHES + 2) * ROWS_PER_WRITE);
   });
 
   it('never waits for frames that cannot come: a few near 0.5 at the start, then none', async () => {
-    const refine = { margin: 0.04, batchTokens: 1_000_000, embed: async (fs: FrameItem[]) => fs.map(() => Float32Array.from([0.9, 0])) };
+    const refine = { margin: 0.04, batchTokens: 1_000_000, score: async (fs: FrameItem[]) => fs.map(() => probabilitiesOf([0.9])) };
     const written: number[] = [];
     const writer = { async writeBatch(_: readonly string[], p: ArrayLike<number>) { for (let r = 1; r < p.length; r += 2) written.push(p[r]); } };
-    const n = (REFINING_BATCHES + 3) * MLP_BATCH;
-    expect(await writePredictions(run(n, (i) => (i < 3 ? 0.5 : 0.1)), { mlp, writer, refine })).toBe(n);
+    const n = (REFINING_BATCHES + 3) * ROWS_PER_WRITE;
+    expect(await writePredictions(run(n, (i) => (i < 3 ? 0.5 : 0.1)), { writer, refine })).toBe(n);
     expect(written.slice(0, 4).map((v) => Math.round(v * 10) / 10)).toEqual([0.9, 0.9, 0.9, 0.1]);
   });
 
   it('fails with the refinement\'s error and leaves nothing running', async () => {
-    const refine = { margin: 0.04, batchTokens: 100, embed: async () => Promise.reject(new Error('worker died')) };
+    const refine = { margin: 0.04, batchTokens: 100, score: async () => Promise.reject(new Error('worker died')) };
     const writer = { writeBatch: async () => undefined };
-    await expect(writePredictions(run(3 * MLP_BATCH, () => 0.5), { mlp, writer, refine })).rejects.toThrow(/worker died/);
+    await expect(writePredictions(run(3 * ROWS_PER_WRITE, () => 0.5), { writer, refine })).rejects.toThrow(/worker died/);
   });
 });

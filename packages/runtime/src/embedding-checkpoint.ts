@@ -16,6 +16,6 @@ export interface EmbeddingCheckpoint {
 export interface RestoredResults {
   readonly count: number;
   has(index: number): boolean;
-  /** The stored vector and the id stored with it (checked against the input item). */
-  get(index: number): Promise<{ id: string; vector: Float32Array }>;
+  /** The stored vector, and whether it was stored for the item of id `id` (checked against the input item). */
+  get(index: number): Promise<{ vector: Float32Array; matches(id: string): boolean }>;
 }

@@ -179,7 +179,7 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
   const restoredResult = async (index: number, item: I): Promise<EmbeddingResult<I>> => {
     const stored = await checkpoint!.restored.get(index);
     const id = idOf(item, index);
-    if (stored.id !== id) throw new Error(`checkpoint does not match the input: item #${index} is '${id}' but the checkpoint stored '${stored.id}'`);
+    if (!stored.matches(id)) throw new Error(`checkpoint does not match the input: item #${index} is '${id}' but the checkpoint stored another item there`);
     return { index, item, restored: true, vector: stored.vector };
   };
   let started = false;

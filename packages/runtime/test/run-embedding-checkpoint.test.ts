@@ -19,7 +19,8 @@ function memoryCheckpoint(stored: Map<number, { id: string; vector: Float32Array
       has: (index) => stored.has(index),
       get: async (index) => {
         read.push(index);
-        return stored.get(index)!;
+        const { id, vector } = stored.get(index)!;
+        return { vector, matches: (asked: string) => asked === id };
       },
     },
     append: (record) => void appended.push(record.index),
@@ -88,7 +89,7 @@ describe('runEmbedding with a checkpoint', () => {
       pool: embedder().pool,
       checkpoint: memoryCheckpoint(stored).checkpoint,
     });
-    await expect(collect(run)).rejects.toThrow("checkpoint does not match the input: item #3 is 'seq3' but the checkpoint stored 'someone-else'");
+    await expect(collect(run)).rejects.toThrow("checkpoint does not match the input: item #3 is 'seq3' but the checkpoint stored another item there");
     await new Promise((resolve) => setImmediate(resolve));
     expect(input.state.closed).toBe(true);
     expect(input.state.read).toBeLessThan(sequences.length);

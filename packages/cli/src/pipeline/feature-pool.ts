@@ -5,11 +5,12 @@ import { UsageError, asUsageAsync } from '../errors.js';
 /**
  * The feature model for a run of `predict`: `--devices` checked (numbers, none twice: refused before any GPU is
  * looked for, so the same answer on a machine with or without one), then @virnucpro/predict's startFeatures, which
- * plans the compute once (`auto`, precision, devices) and starts the pool: worker processes (--devices / --workers N)
+ * plans the compute once (`auto`, precision, devices) and starts the pool, which scores the frames with the MLP
+ * where they are embedded: worker processes (--devices / --workers N)
  * or, by default, one worker thread of this process, which keeps the models' compute off the main thread so that
  * signals, checkpoint timers and progress run on time. A setting compute refuses is a usage error.
  */
-export async function startFeaturePool(options: PredictOptions, models: FeatureModelPaths): Promise<Features> {
+export async function startFeaturePool(options: PredictOptions, models: FeatureModelPaths & { mlp: string }, mlpThreads?: number): Promise<Features> {
   const devices = options.devices.map((d) => {
     const n = Number(d);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
@@ -20,6 +21,7 @@ export async function startFeaturePool(options: PredictOptions, models: FeatureM
   return asUsageAsync(
     startFeatures({
       models,
+      ...(mlpThreads !== undefined ? { mlpThreads } : {}),
       compute: {
         backend: options.backend,
         ...(options.precision ? { precision: options.precision } : {}),

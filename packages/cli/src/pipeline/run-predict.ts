@@ -2,19 +2,19 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openCheckpoint, CheckpointMismatchError, type CheckpointSession } from '@virnucpro/checkpoint';
 import { removeStaleTempFiles } from '@virnucpro/atomic-file';
-import { loadMlp, PredictionWriter, ThreadedMlp, type RegionOptions } from '@virnucpro/consensus';
+import { loadMlp, PredictionWriter, type RegionOptions } from '@virnucpro/consensus';
 import { readFasta, type FastaRecord } from '@virnucpro/fasta-stream';
 import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/predict';
-import { runEmbedding } from '@virnucpro/runtime';
 import { defaultTokenBudget } from '@virnucpro/compute';
 import {
-  FEATURES_MODEL_NAME, FeatureMismatchError, assertFeaturesFit, framesFrom, recordFacts, modelLoadError, readAheadFor, refinementFor, writePredictions, type Features,
+  DEFAULT_REFINE_MARGIN, FEATURES_MODEL_NAME, FeatureMismatchError, assertFeaturesFit, recordFacts, modelLoadError, runPrediction, type Features,
 } from '@virnucpro/predict';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
 import { UsageError } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
+import { byteSize } from '../progress/byte-size.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { acceptOutDir } from './accept-out-dir.js';
 import { startFeaturePool, usesWorkerProcesses } from './feature-pool.js';
@@ -35,7 +35,7 @@ import { shardSummary } from '../sharding/shard-summary.js';
 
 export { CHECKPOINT_DIR } from './stop-signals.js';
 export { RUN_SUMMARY_FILE } from './run-outputs.js';
-/** Threads of the MLP (default: ThreadedMlp's, the cores less two, at most 16). */
+/** Threads of the MLP in each worker (default: the cores less one, shared among the workers, at most 16 each). */
 export const MLP_THREADS_ENV = 'VIRNUCPRO_MLP_THREADS';
 
 export interface RunPredictIo {
@@ -67,7 +67,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const { reporter } = io;
   await requireInputFile(options.input);
   const models = resolveModelPaths(options);
-  // --threads for both the models and the MLP; VIRNUCPRO_MLP_THREADS (0: the main thread) still overrides the MLP's.
+  // --threads for both the models and the MLP; VIRNUCPRO_MLP_THREADS (0: the worker's own thread) still overrides the MLP's.
   const mlpThreads = mlpThreadsFromEnv(process.env[MLP_THREADS_ENV]) ?? options.threads; // a bad value fails before anything starts
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
   const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
@@ -103,6 +103,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   summary.startStage('load-models');
   // Ended once the models are loaded, or by the reporter's close() when the run stops before.
   const loading = reporter.activity('loading the models');
+  // Read here first though the workers score the frames: a bad MLP is refused before minutes of model loading.
   const mlp = await loadMlp(models.mlp).catch((err: unknown) => afterInputCheck(modelLoadError('MLP', models.mlp, err)));
   // The stop handlers go in before the folder is made: installed after it, a SIGTERM in between (the folder seen, the
   // promise not yet resumed) killed the run unhandled and left the folder behind.
@@ -113,7 +114,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     return afterInputCheck(err);
   });
   const outputs = new RunOutputs(options.outDir, outDirState.existed);
-  const poolStarting = startFeaturePool(options, models).catch(async (err: unknown) => {
+  const poolStarting = startFeaturePool(options, models, mlpThreads).catch(async (err: unknown) => {
     removeSignalHandlers();
     await outputs.removeCreatedOutDir();
     return afterInputCheck(err);
@@ -132,7 +133,6 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
 
   let checkpoint: CheckpointSession | undefined;
   const cleanUp = () => outputs.discard(checkpoint);
-  const threadedMlp = ThreadedMlp.start(mlp, { threads: mlpThreads });
   try {
     const totals = await counting;
     try {
@@ -141,7 +141,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       throw err instanceof FeatureMismatchError ? new UsageError(err.message) : err;
     }
     const inputFingerprint = await fingerprintFastaRecords(options.input);
-    const opened = await openRunCheckpoint(options, models, inputFingerprint, features.pool.dim);
+    const opened = await openRunCheckpoint(options, models, inputFingerprint, features);
     checkpoint = opened;
     // Once the run is accepted (input, models, out-dir, checkpoint), so that every refusal stays one line.
     const demo = demoModelsFolder(models);
@@ -170,27 +170,28 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       writer.declareSkippedRecord(record.id, record.sequence.length, recordFacts(record));
       if (shard) shardRecords.push({ inputRecord, id: record.id });
     });
-    const frames = framesFrom(records, {
+    const progress = followRun(reporter, summary, features, totals, opened.report.restoredItems);
+    summary.startStage('embed+classify');
+    // The package's pipeline (@virnucpro/predict runPrediction), with this run's checkpoint and progress. The frames
+    // are scored in the workers; fp8's frames scored near 0.5 get a second look in bf16 (--refine-margin).
+    const run = runPrediction({
+      features,
+      records,
+      writer,
       chunkLength: options.length,
-      onRecord: (record, chunks) => {
-        writer.declareRecord(record.id, chunks, recordFacts(record));
+      ...(options.packWindow !== undefined ? { packWindow: options.packWindow } : {}),
+      ...(options.refineMargin !== undefined ? { refineMargin: options.refineMargin } : {}),
+      checkpoint: opened,
+      ...(intermediate ? { intermediate } : {}),
+      onRecord: (record) => {
         if (shard) shardRecords.push({ inputRecord: (record as IndexedRecord).inputRecord, id: record.id });
       },
-      ...(intermediate ? { intermediate } : {}),
+      onResult: (result) => progress.tick(result.item),
     });
-    const progress = followRun(reporter, summary, features, totals, opened.report.restoredItems);
-    const pack = features.pack(options.packWindow);
-    const run = runEmbedding({ items: frames, pack, maxReadAhead: readAheadFor(pack.window), pool: features.pool, checkpoint: opened, idOf: (frame) => frame.id });
-
-    summary.startStage('embed+classify');
+    if (run.refinement) summary.setRefinement(run.refinement.margin, run.refinement.precision);
     const trace = startPipelineTrace(() => ({ ...run.stats, classified: writer.rows, freeCredit: features.pool.freeCredit() }));
     try {
-      // The MLP on worker threads (same bytes as one thread), one batch classifying while the next fills: at
-      // ~0.4–0.7 ms per row on one core it would otherwise hold the GPU back.
-      // fp8: the frames scored near 0.5 get a second look in bf16 before their batch is written (--refine-margin).
-      const refine = refinementFor(features, options.refineMargin);
-      if (refine) summary.setRefinement(refine.margin, refine.precision);
-      summary.frames = await writePredictions(run, { mlp: threadedMlp, writer, onResult: (result) => progress.tick(result.item), ...(refine ? { refine } : {}) });
+      summary.frames = await run.done;
     } finally {
       trace.stop(); // on a failed run too: the file ends with the counters where it stopped
     }
@@ -212,6 +213,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       result.shard = shardSummary(shard, inputFingerprint, result, models);
     }
     await outputs.publish(result);
+    // The published files hold every score: the checkpoint, needed only to finish an interrupted run, goes.
+    const freed = await opened.remove();
+    reporter.log(`virnucpro: removed the checkpoint ${join(options.outDir, CHECKPOINT_DIR)} (${byteSize(freed)}): every score is in the results`);
     return result;
   } catch (err) {
     removeSignalHandlers();
@@ -219,7 +223,6 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     throw err;
   } finally {
     await features.close().catch(() => undefined);
-    await threadedMlp.close();
   }
 }
 
@@ -231,16 +234,23 @@ async function requireInputFile(input: string): Promise<void> {
   await requireFastaRecords(input);
 }
 
-/** The checkpoint of this run (identity: models, chunk length, shard, input): a refused --resume is a usage error. */
-function openRunCheckpoint(options: PredictOptions, models: ModelPaths, inputFingerprint: string, dim: number): Promise<CheckpointSession> {
+/**
+ * The checkpoint of this run: each frame's two scores. Its identity is what the scores depend on (the models, the
+ * MLP, the chunk length, the precision and fp8's refinement margin), the shard and the input; a refused --resume
+ * is a usage error.
+ */
+function openRunCheckpoint(options: PredictOptions, models: ModelPaths, inputFingerprint: string, features: Features): Promise<CheckpointSession> {
+  const refines = features.refinesTo !== undefined && (options.refineMargin ?? DEFAULT_REFINE_MARGIN) > 0;
   return openCheckpoint({
     dir: join(options.outDir, CHECKPOINT_DIR),
     model: {
-      feature: FEATURES_MODEL_NAME, chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert),
+      scores: FEATURES_MODEL_NAME, chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert), mlp: describeModel(models.mlp),
+      precision: features.compute.precision,
+      ...(refines ? { refineMargin: options.refineMargin ?? DEFAULT_REFINE_MARGIN } : {}),
       ...(options.shard ? { shard: formatShardSpec(options.shard) } : {}),
     },
     inputFingerprint,
-    dim,
+    dim: features.pool.dim,
     resume: options.resume,
     force: options.force,
     checkpointEvery: options.checkpointEvery,
