@@ -1,5 +1,6 @@
 import { startFeatures, type Features, type FeatureModelPaths } from '@virnucpro/predict';
 import type { PredictOptions } from '../config/predict-options.js';
+import type { WorkerPluginSpec } from '@virnucpro/runtime';
 import { UsageError, asUsageAsync } from '../errors.js';
 
 /**
@@ -10,7 +11,11 @@ import { UsageError, asUsageAsync } from '../errors.js';
  * or, by default, one worker thread of this process, which keeps the models' compute off the main thread so that
  * signals, checkpoint timers and progress run on time. A setting compute refuses is a usage error.
  */
-export async function startFeaturePool(options: PredictOptions, models: FeatureModelPaths & { mlp: string }, mlpThreads?: number): Promise<Features> {
+export async function startFeaturePool(
+  options: PredictOptions,
+  models: FeatureModelPaths & { mlp: string },
+  pool: { mlpThreads?: number | undefined; plugin?: WorkerPluginSpec | undefined } = {},
+): Promise<Features> {
   const devices = options.devices.map((d) => {
     const n = Number(d);
     if (!Number.isInteger(n) || n < 0) throw new UsageError(`--devices: '${d}' is not a device number`);
@@ -21,7 +26,8 @@ export async function startFeaturePool(options: PredictOptions, models: FeatureM
   return asUsageAsync(
     startFeatures({
       models,
-      ...(mlpThreads !== undefined ? { mlpThreads } : {}),
+      ...(pool.mlpThreads !== undefined ? { mlpThreads: pool.mlpThreads } : {}),
+      ...(pool.plugin ? { plugin: pool.plugin } : {}),
       compute: {
         backend: options.backend,
         ...(options.precision ? { precision: options.precision } : {}),

@@ -6,6 +6,7 @@ import { loadMlp, PredictionWriter, type RegionOptions } from '@virnucpro/consen
 import { readFasta, type FastaRecord } from '@virnucpro/fasta-stream';
 import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/predict';
 import { defaultTokenBudget } from '@virnucpro/compute';
+import type { WorkerPluginSpec } from '@virnucpro/runtime';
 import {
   DEFAULT_REFINE_MARGIN, FEATURES_MODEL_NAME, FeatureMismatchError, assertFeaturesFit, recordFacts, modelLoadError, runPrediction, type Features,
 } from '@virnucpro/predict';
@@ -42,6 +43,11 @@ export interface RunPredictIo {
   reporter: ProgressReporter;
   /** Install SIGINT/SIGTERM handlers that save finished work and exit 130/143 (CLI: true; tests: false). */
   handleSignals?: boolean;
+  /**
+   * Another worker plugin in place of the models (tools/bench/host-pipeline: simulated devices that score frames at
+   * once, to measure the host side alone). Not an option of the command.
+   */
+  featuresPlugin?: WorkerPluginSpec;
 }
 
 /**
@@ -114,7 +120,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     return afterInputCheck(err);
   });
   const outputs = new RunOutputs(options.outDir, outDirState.existed);
-  const poolStarting = startFeaturePool(options, models, mlpThreads).catch(async (err: unknown) => {
+  const poolStarting = startFeaturePool(options, models, { mlpThreads, plugin: io.featuresPlugin }).catch(async (err: unknown) => {
     removeSignalHandlers();
     await outputs.removeCreatedOutDir();
     return afterInputCheck(err);
