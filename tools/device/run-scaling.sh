@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# `virnucpro predict` on 1..N GPUs of one host, back to back in one call: wall time (model loading included), the
+# run summary, every GPU's utilisation (nvidia-smi each second) and the host's CPU per thread of the main process
+# and per worker process (top -H every 5 s), and whether every run's result files are byte-identical to the first's.
+# Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts
+#        (a baseline build the same way, moved to .bundle-base; .bench-data/NC_008253.fna.gz as for run-predict-bench.sh)
+# There: source .device/on-device.sh && bash tools/device/run-scaling.sh FRAMES PRECISION RUN...
+#        RUN is NAME=BUNDLE:DEVICES[:KILL_AFTER_S], e.g. two=.bundle:0,1 one=.bundle:0 base=.bundle-base:0 killed=.bundle:0,1:45
+#        (KILL_AFTER_S: one worker process is SIGKILLed that many seconds into the run; the pool restarts it).
+# Everything goes to $OUT/scaling-FRAMES-PRECISION.tgz; the summary lines to stdout.
+set -uo pipefail
+frames=$1; precision=$2; shift 2
+work=/tmp/scaling; rm -rf "$work"; mkdir -p "$work"
+trap 'tar czf "${OUT:-/tmp}/scaling-$frames-$precision.tgz" -C "$work" . 2>/dev/null' EXIT
+export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
+nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$work/gpu.txt"; nproc | tee "$work/cores.txt"
+# Models and reads as the predict benchmark makes them (kept in /tmp for later calls on the same machine).
+READS_ONLY=1 OUT=/tmp bash tools/device/run-predict-bench.sh "$frames" "$precision" > "$work/setup.log" 2>&1; tail -n 2 "$work/setup.log"
+reads=/tmp/reads-$frames.fa
+first=""
+for run in "$@"; do
+  name=${run%%=*}; spec=${run#*=}; bundle=${spec%%:*}; rest=${spec#*:}; devices=${rest%%:*}; kill_after=""; [ "$rest" != "$devices" ] && kill_after=${rest#*:}
+  mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+  cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
+  dir=$work/$name; mkdir -p "$dir"; rm -rf "/tmp/out-$name"
+  nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -l 1 > "$dir/gpu.csv" &
+  smi=$!
+  t0=$(date +%s%N)
+  node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
+    --token-budget 32768 --devices "$devices" --out-dir "/tmp/out-$name" --quiet > "$dir/stdout.txt" 2> "$dir/stderr.txt" &
+  main=$!
+  ( sleep 3; top -b -H -d 5 -w 180 -p "$main" > "$dir/top-main.txt" ) &
+  toppid=$!
+  ( sleep 20; top -b -d 5 -w 180 > "$dir/top-all.txt" ) &
+  topall=$!
+  if [ -n "$kill_after" ]; then
+    ( sleep "$kill_after"; victim=$(pgrep -P "$main" | head -1); echo "killed worker pid $victim at ${kill_after}s" > "$dir/killed.txt"; kill -9 "$victim" ) &
+  fi
+  wait "$main"; rc=$?
+  t1=$(date +%s%N)
+  kill "$smi" 2>/dev/null; pkill -P "$toppid" 2>/dev/null; pkill -P "$topall" 2>/dev/null; kill "$toppid" "$topall" 2>/dev/null
+  cp "/tmp/out-$name/run_summary.json" "$dir/" 2>/dev/null
+  busy=$(awk -F', ' '{u[$1]+=$2; n[$1]++} END {for (g in u) printf "gpu%s %.1f%% ", g, u[g]/n[g]}' "$dir/gpu.csv")
+  same=""
+  if [ -z "$first" ]; then first=$name; else
+    same="identical to $first:"
+    for f in prediction_results.txt prediction_results_highestscore.csv sequence_summary.tsv chunk_scores.tsv viral_regions.tsv viral_regions.bed; do
+      cmp -s "/tmp/out-$first/$f" "/tmp/out-$name/$f" && same="$same $f=yes" || same="$same $f=NO"
+    done
+  fi
+  stages=$(node -e 'const s=require(process.argv[1]); console.log(JSON.stringify(s.stageSeconds), "frames", s.frames, "refined", JSON.stringify(s.refinement), "batches", s.batches)' "$dir/run_summary.json" 2>&1 | head -c 400)
+  echo "$name ($bundle --devices $devices${kill_after:+, a worker killed at ${kill_after}s}): rc=$rc wall $(( (t1 - t0) / 1000000 )) ms | $busy| $stages | $same" | tee -a "$work/summary.txt"
+  tail -n 2 "$dir/stderr.txt"
+done
