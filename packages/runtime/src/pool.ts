@@ -6,6 +6,7 @@ import type { FromWorker } from './protocol.js';
 import type { DeviceInfo, WorkerPluginSpec } from './plugin.js';
 import type { PoolEvent } from './pool-events.js';
 import { WorkerSlot, type WorkerTelemetry } from './worker-slot.js';
+import { WorkerError } from './worker-error.js';
 import type { CreditGate } from './credit-gate.js';
 import { inProcessDevice } from './in-process-device.js';
 
@@ -150,7 +151,7 @@ class Pool<I> implements WorkerPool<I> {
     const hooks = {
       onReady: (slot: WorkerSlot) => this.onReady(slot),
       onMessage: (slot: WorkerSlot, message: FromWorker) => this.onMessage(slot, message),
-      onExit: (slot: WorkerSlot, reason: string, initError: string | null) => this.onExit(slot, reason, initError),
+      onExit: (slot: WorkerSlot, reason: string, initError: WorkerError | null) => this.onExit(slot, reason, initError),
     };
     this.slots = devices.map((device, index) => new WorkerSlot(index, device, config, hooks));
     this.gate = {
@@ -307,13 +308,17 @@ class Pool<I> implements WorkerPool<I> {
       job.done({ items: job.items, vectors, worker: slot.index });
     } else {
       slot.counters.failures++;
-      this.jobFailed(job, slot, message.message);
+      const error = new WorkerError(message.error);
+      this.jobFailed(job, slot, error.message, error);
     }
     this.pump();
   }
 
-  /** Retry a failed batch; after maxBatchAttempts split it in halves until the poison item is alone. */
-  private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string): void {
+  /**
+   * Retry a failed batch; after maxBatchAttempts split it in halves until the poison item is alone. `thrown`: what
+   * the model threw (absent when the worker died).
+   */
+  private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string, thrown?: WorkerError): void {
     job.failures++;
     job.failedOn.add(slot.index);
     const willSplit = job.failures >= this.maxAttempts && job.items.length > 1;
@@ -325,7 +330,7 @@ class Pool<I> implements WorkerPool<I> {
     if (job.items.length === 1) {
       const [item] = job.items;
       this.events$.next({ type: 'poison', index: item.index, reason });
-      job.fail(new PoisonItemError(item.index, item.value, reason));
+      job.fail(new PoisonItemError(item.index, item.value, reason, thrown ? { cause: thrown } : undefined));
       return;
     }
     const middle = Math.ceil(job.items.length / 2);
@@ -352,7 +357,7 @@ class Pool<I> implements WorkerPool<I> {
     this.queue.unshift(...children);
   }
 
-  private onExit(slot: WorkerSlot, reason: string, initError: string | null): void {
+  private onExit(slot: WorkerSlot, reason: string, initError: WorkerError | null): void {
     if (this.closing) return;
     const lost = [...this.inFlight.entries()].filter(([, entry]) => entry.slot === slot);
     for (const [batchId, { job }] of lost) {
@@ -370,8 +375,11 @@ class Pool<I> implements WorkerPool<I> {
 
     if (this.readyWaiters) {
       // Start-up failure: a model that cannot load is a configuration error, not something to retry.
-      const why = initError ?? reason;
-      const error = new WorkerPoolError(this.options.thread ? why : `worker ${slot.index} (${slot.device.label}) failed to start: ${why}`);
+      const why = initError?.message ?? reason;
+      const error = new WorkerPoolError(
+        this.options.thread ? why : `worker ${slot.index} (${slot.device.label}) failed to start: ${why}`,
+        initError ? { cause: initError } : undefined,
+      );
       this.readyWaiters.reject(error);
       this.readyWaiters = null;
       this.fatal = error;
@@ -383,7 +391,9 @@ class Pool<I> implements WorkerPool<I> {
       slot.state = 'retired';
       this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason });
       if (this.slots.every((s) => s.state === 'retired')) {
-        this.failAll(new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${initError ?? reason}`));
+        this.failAll(
+          new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${initError?.message ?? reason}`, initError ? { cause: initError } : undefined),
+        );
         return;
       }
     } else {
