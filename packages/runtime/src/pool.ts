@@ -66,6 +66,8 @@ interface Job<I> {
   failures: number;
   /** Slots on which this batch (or the batch it was split from) failed: it goes elsewhere while it can. */
   failedOn: Set<number>;
+  /** The pool's `batchesEmbedded` when this batch (or the one it was split from) first failed. */
+  firstFailedAt: number | null;
   done(result: { items: PackItem<I>[]; vectors: Float32Array[]; worker: number }): void;
   fail(error: Error): void;
 }
@@ -112,6 +114,8 @@ class Pool<I> implements WorkerPool<I> {
   private readonly inFlight = new Map<number, { slot: WorkerSlot; job: Job<I> }>();
   private readonly queue: Job<I>[] = [];
   private nextBatchId = 1;
+  /** Batches that came back embedded, on any worker (evidence that the workers can embed). */
+  private batchesEmbedded = 0;
   private fatal: Error | null = null;
   private closing = false;
   private watchdog: NodeJS.Timeout | null = null;
@@ -222,8 +226,9 @@ class Pool<I> implements WorkerPool<I> {
     done: Job<I>['done'],
     fail: Job<I>['fail'],
     failedOn = new Set<number>(),
+    firstFailedAt: number | null = null,
   ): Job<I> {
-    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, failedOn, done, fail };
+    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, failedOn, firstFailedAt, done, fail };
   }
 
   /**
@@ -304,6 +309,7 @@ class Pool<I> implements WorkerPool<I> {
         seconds: slot.counters.seconds + message.seconds,
       });
       slot.consecutiveFailures = 0;
+      this.batchesEmbedded++;
       this.events$.next({ type: 'batch', worker: slot.index, items: job.items.length, tokens: job.tokens, seconds: message.seconds });
       job.done({ items: job.items, vectors, worker: slot.index });
     } else {
@@ -321,6 +327,7 @@ class Pool<I> implements WorkerPool<I> {
   private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string, thrown?: WorkerError): void {
     job.failures++;
     job.failedOn.add(slot.index);
+    job.firstFailedAt ??= this.batchesEmbedded;
     const willSplit = job.failures >= this.maxAttempts && job.items.length > 1;
     this.events$.next({ type: 'batch-failed', worker: slot.index, items: job.items.length, reason, willSplit });
     if (job.failures < this.maxAttempts) {
@@ -328,6 +335,13 @@ class Pool<I> implements WorkerPool<I> {
       return;
     }
     if (job.items.length === 1) {
+      if (!thrown && job.firstFailedAt === this.batchesEmbedded) {
+        // Its worker died, and so did every worker that tried anything since it first failed: that blames the
+        // workers, not the item (a GPU that fails everything would otherwise condemn a healthy frame). It waits
+        // for a batch to succeed, or for the workers to exhaust their restarts (WorkerPoolError).
+        this.queue.unshift(job);
+        return;
+      }
       const [item] = job.items;
       this.events$.next({ type: 'poison', index: item.index, reason });
       job.fail(new PoisonItemError(item.index, item.value, reason, thrown ? { cause: thrown } : undefined));
@@ -352,6 +366,7 @@ class Pool<I> implements WorkerPool<I> {
           failed = true;
         },
         new Set(job.failedOn),
+        job.firstFailedAt,
       ),
     );
     this.queue.unshift(...children);
@@ -391,8 +406,9 @@ class Pool<I> implements WorkerPool<I> {
       slot.state = 'retired';
       this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason });
       if (this.slots.every((s) => s.state === 'retired')) {
+        const lastFailure = `worker ${slot.index} (${slot.device.label}) ${initError ? `failed to start: ${initError.message}` : reason}`;
         this.failAll(
-          new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${initError?.message ?? reason}`, initError ? { cause: initError } : undefined),
+          new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${lastFailure}`, initError ? { cause: initError } : undefined),
         );
         return;
       }
