@@ -404,8 +404,9 @@ class Pool<I> implements WorkerPool<I> {
     slot.consecutiveFailures++;
     if (slot.consecutiveFailures > this.maxRestarts) {
       slot.state = 'retired';
-      this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason });
-      if (this.slots.every((s) => s.state === 'retired')) {
+      const remaining = this.slots.filter((s) => s.state !== 'retired').length;
+      this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason, remaining });
+      if (remaining === 0) {
         const lastFailure = `worker ${slot.index} (${slot.device.label}) ${initError ? `failed to start: ${initError.message}` : reason}`;
         this.failAll(
           new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${lastFailure}`, initError ? { cause: initError } : undefined),

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openCheckpoint } from '@virnucpro/checkpoint';
 import { describe, expect, it } from 'vitest';
-import { WorkerPoolError, cpuWorkerDevices, runEmbedding, serialEmbedder, startPool } from '../src/index.js';
+import { WorkerPoolError, cpuWorkerDevices, runEmbedding, serialEmbedder, startPool, type PoolEvent } from '../src/index.js';
 import { hashVector } from './fixtures/hash-model.mjs';
 import { asyncItems, collect, hashModel, makeSequences } from './helpers.js';
 
@@ -29,6 +29,8 @@ describe('every worker process dies on every batch', () => {
     // Default restarts: 4 deaths a worker. Before, a batch's lineage reached a single item first and that healthy
     // item was reported as one that "fails every time it is embedded".
     const pool = await startPool<string>({ model: hashModel({ dim: DIM, dieEveryBatch }), devices: cpuWorkerDevices(2) });
+    const events: PoolEvent[] = [];
+    pool.events$.subscribe((e) => events.push(e));
     try {
       const { error, ms } = await failureOf(runEmbedding({ items: asyncItems(makeSequences(200)), pack: PACK, pool }));
       expect(error).toBeInstanceOf(WorkerPoolError);
@@ -36,6 +38,8 @@ describe('every worker process dies on every batch', () => {
       expect((error as Error).message).toMatch(new RegExp(`^every worker failed 4 times in a row; last: worker [01] \\(cpu:[01]\\) ${death}$`));
       expect(ms).toBeLessThan(BOUND_MS);
       expect(pool.telemetry().map((w) => w.state)).toEqual(['retired', 'retired']);
+      // the last one given up says none remain (the CLI leaves that to the run's error line)
+      expect(events.flatMap((e) => (e.type === 'retired' ? [e.remaining] : []))).toEqual([1, 0]);
     } finally {
       await pool.close();
     }
