@@ -25,21 +25,24 @@ async function failureOf(run: AsyncIterable<unknown>): Promise<{ error: unknown;
 }
 
 describe('every worker process dies on every batch', () => {
-  it.each(['exit', 'sigkill'])('%s: runEmbedding rejects with one WorkerPoolError line, in bounded time', async (dieEveryBatch) => {
+  it.each([
+    ['2 processes, process.exit', 'exit', { devices: cpuWorkerDevices(2) }, 'worker [01] \\(cpu:[01]\\) exited with code 1', [1, 0]],
+    ['2 processes, SIGKILL', 'sigkill', { devices: cpuWorkerDevices(2) }, 'worker [01] \\(cpu:[01]\\) killed by SIGKILL', [1, 0]],
+    ['the in-process thread, process.exit', 'exit', { thread: true }, 'worker 0 \\(in-process\\) exited with code 1', [0]],
+  ] as const)('%s: runEmbedding rejects with one WorkerPoolError line, in bounded time', async (_label, dieEveryBatch, where, last, remaining) => {
     // Default restarts: 4 deaths a worker. Before, a batch's lineage reached a single item first and that healthy
     // item was reported as one that "fails every time it is embedded".
-    const pool = await startPool<string>({ model: hashModel({ dim: DIM, dieEveryBatch }), devices: cpuWorkerDevices(2) });
+    const pool = await startPool<string>({ model: hashModel({ dim: DIM, dieEveryBatch }), ...where });
     const events: PoolEvent[] = [];
     pool.events$.subscribe((e) => events.push(e));
     try {
       const { error, ms } = await failureOf(runEmbedding({ items: asyncItems(makeSequences(200)), pack: PACK, pool }));
       expect(error).toBeInstanceOf(WorkerPoolError);
-      const death = dieEveryBatch === 'exit' ? 'exited with code 1' : 'killed by SIGKILL';
-      expect((error as Error).message).toMatch(new RegExp(`^every worker failed 4 times in a row; last: worker [01] \\(cpu:[01]\\) ${death}$`));
+      expect((error as Error).message).toMatch(new RegExp(`^every worker failed 4 times in a row; last: ${last}$`));
       expect(ms).toBeLessThan(BOUND_MS);
-      expect(pool.telemetry().map((w) => w.state)).toEqual(['retired', 'retired']);
+      expect(pool.telemetry().every((w) => w.state === 'retired')).toBe(true);
       // the last one given up says none remain (the CLI leaves that to the run's error line)
-      expect(events.flatMap((e) => (e.type === 'retired' ? [e.remaining] : []))).toEqual([1, 0]);
+      expect(events.flatMap((e) => (e.type === 'retired' ? [e.remaining] : []))).toEqual(remaining);
     } finally {
       await pool.close();
     }
