@@ -12,9 +12,13 @@ describe('workerEventWarning', () => {
       'worker 0 (cuda:0) sent no heartbeat for 120500 ms (hung); 0 unfinished batches re-queued',
     );
     expect(workerEventWarning({ type: 'restart', worker: 1, device: 'cuda:1', attempt: 2 })).toBe('restarting worker 1 (cuda:1) (attempt 2)');
-    expect(workerEventWarning({ type: 'retired', worker: 3, device: 'cuda:3', reason: 'exited with code 1' })).toBe(
+    expect(workerEventWarning({ type: 'retired', worker: 3, device: 'cuda:3', reason: 'exited with code 1', remaining: 2 })).toBe(
       'worker 3 (cuda:3) failed too many times in a row and is not restarted again; its work goes to the remaining workers (last: exited with code 1)',
     );
+  });
+
+  it('leaves the last worker given up to the run\'s error line (no "remaining workers" when there are none)', () => {
+    expect(workerEventWarning({ type: 'retired', worker: 0, device: 'cuda:0', reason: 'exited with code 1', remaining: 0 })).toBeUndefined();
   });
 
   it('is silent for the events of a healthy run', () => {

@@ -31,13 +31,34 @@ parentPort.on('message', ({ id, features, rows }) => {
 });
 `;
 
+/**
+ * The threads cannot classify any more: one of them died (an uncaught error, or it exited) or the MLP was closed.
+ * Its rows in flight and every later `predict` reject with it; the thread is not replaced, so a caller that wants to
+ * go on starts a new ThreadedMlp.
+ */
+export class MlpThreadError extends Error {
+  override readonly name = 'MlpThreadError';
+}
+
+/** One slice of rows on a thread, waiting for its probabilities. */
+interface Request {
+  thread: number;
+  resolve(out: Float32Array): void;
+  reject(err: Error): void;
+}
+
 export class ThreadedMlp {
   readonly inputDim: number;
   private readonly workers: Worker[];
-  private readonly pending = new Map<number, { resolve: (out: Float32Array) => void; reject: (err: Error) => void }>();
+  private readonly pending = new Map<number, Request>();
   private nextId = 0;
   /** Requests in flight per thread. */
   private readonly busy: number[];
+  /**
+   * Why the threads can no longer be used, once one died or close() was called: a dead thread stays dead (a request
+   * posted to it would never be answered), so every later prediction rejects with this at once.
+   */
+  private stopped: MlpThreadError | null = null;
 
   private constructor(private readonly mlp: MlpClassifier, threads: number, private readonly minRowsPerThread: number) {
     const parts: MlpParts = mlp.parts;
@@ -51,7 +72,9 @@ export class ThreadedMlp {
         this.pending.delete(id);
         if (--this.busy[index] === 0) worker.unref();
       });
-      worker.on('error', (err) => this.failAll(err));
+      // An uncaught error ends the thread ('error', then 'exit'); so do process.exit() in it and terminate().
+      worker.on('error', (err) => this.threadDied(index, `failed: ${err.message}`, err));
+      worker.on('exit', (code) => this.threadDied(index, `exited with code ${code}`));
       // Idle threads must not keep the process alive; busy ones must (someone awaits their rows).
       worker.unref();
       return worker;
@@ -67,8 +90,9 @@ export class ThreadedMlp {
     return this.workers.length;
   }
 
-  /** Same contract and bytes as MlpClassifier.predict, computed on the threads. */
+  /** Same contract and bytes as MlpClassifier.predict, computed on the threads. Rejects with MlpThreadError once stopped. */
   async predict(features: Float32Array, rows = features.length / this.inputDim): Promise<Float32Array> {
+    if (this.stopped) throw this.stopped;
     checkRows(features, rows, this.inputDim);
     // Never on the calling thread while there are threads: in a GPU worker that thread launches the next batch.
     if (this.workers.length === 0) return this.mlp.predict(features, rows);
@@ -90,8 +114,11 @@ export class ThreadedMlp {
     return out;
   }
 
+  /** Stops the threads; predictions still in flight reject (MlpThreadError), as do later ones. */
   async close(): Promise<void> {
+    this.stopped ??= new MlpThreadError('the threaded MLP is closed');
     await Promise.all(this.workers.map((w) => w.terminate()));
+    this.rejectPending(() => true);
   }
 
   private run(index: number, features: Float32Array, rows: number): Promise<Float32Array> {
@@ -99,13 +126,22 @@ export class ThreadedMlp {
     const worker = this.workers[index];
     if (this.busy[index]++ === 0) worker.ref();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { thread: index, resolve, reject });
       worker.postMessage({ id, features, rows }, [features.buffer as ArrayBuffer]);
     });
   }
 
-  private failAll(err: Error): void {
-    for (const { reject } of this.pending.values()) reject(err);
-    this.pending.clear();
+  /** Rejects the dead thread's requests and stops the MLP: the requests that others answer still resolve. */
+  private threadDied(index: number, how: string, cause?: Error): void {
+    this.stopped ??= new MlpThreadError(`MLP worker thread ${index} ${how}; the threaded MLP is stopped`, cause ? { cause } : undefined);
+    this.rejectPending((request) => request.thread === index);
+  }
+
+  private rejectPending(which: (request: Request) => boolean): void {
+    for (const [id, request] of this.pending) {
+      if (!which(request)) continue;
+      this.pending.delete(id);
+      request.reject(this.stopped!);
+    }
   }
 }

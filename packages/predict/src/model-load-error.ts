@@ -2,9 +2,8 @@
 export type ModelLabel = 'ESM-2 model' | 'DNABERT-S model' | 'MLP';
 
 /**
- * A model file that cannot be read (truncated, damaged, not a model): the user's to fix (the CLI exits 2). Its
- * message starts with `cannot load the <model> <path>: ` so that it is recognised also when it comes back from a
- * worker as text (`modelLoadMessageIn`).
+ * A model file that cannot be read (truncated, damaged, not a model): the user's to fix (the CLI exits 2). Thrown in
+ * a feature worker, it comes back by its name (worker-error-classes.ts), whatever its message says.
  */
 export class ModelLoadError extends Error {
   override readonly name = 'ModelLoadError';
@@ -24,13 +23,6 @@ export function modelLabel(label: string): ModelLabel {
 
 /** The descriptors' labels (their packages name them) → how a refusal names the model, as predict does. */
 const DESCRIPTOR_LABELS: Record<string, ModelLabel> = { 'ESM-2': 'ESM-2 model', DNABERT: 'DNABERT-S model', 'DNABERT-S': 'DNABERT-S model' };
-
-const MODEL_LOAD_MESSAGE = /cannot load the (?:ESM-2 model|DNABERT-S model|MLP) [\s\S]*$/;
-
-/** The ModelLoadError message inside another error's text (a worker's start failure), if there is one. */
-export function modelLoadMessageIn(text: string): string | undefined {
-  return MODEL_LOAD_MESSAGE.exec(text)?.[0];
-}
 
 /** The cause's message without a leading `<path>: ` (the line names the path once). */
 function causeText(path: string, cause: unknown): string {

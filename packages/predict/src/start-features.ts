@@ -8,7 +8,7 @@ import { describedCompute, featuresTelemetry, type FeaturesTelemetry } from './f
 import type { FrameItem } from './frame-item.js';
 import { embedForRefinement } from './embed-for-refinement.js';
 import { framePacking, type FramePacking } from './frame-packing.js';
-import { ModelLoadError, modelLoadMessageIn } from './model-load-error.js';
+import { predictErrorOf } from './worker-error-classes.js';
 
 export interface StartFeaturesOptions {
   /**
@@ -64,9 +64,8 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
     compute: plan.settings,
     ...(plan.devices ? { devices: plan.devices } : { thread: true }),
   }).catch((err: unknown) => {
-    // A worker that could not read a model reports it as text.
-    const modelLoad = err instanceof Error ? modelLoadMessageIn(err.message) : undefined;
-    throw modelLoad ? new ModelLoadError(modelLoad) : err;
+    // A worker that could not read a model threw a ModelLoadError there; it comes back as a WorkerError of that kind.
+    throw predictErrorOf(err);
   });
   const { backend, precision } = plan.settings;
   const planned: ComputeDescription = { backend, precision };

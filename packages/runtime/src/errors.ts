@@ -4,16 +4,21 @@ export class PoisonItemError extends Error {
     readonly index: number,
     readonly item: unknown,
     readonly reason: string,
+    /** The last failure: a WorkerError when the model threw (its kind in `remoteName`). */
+    options?: ErrorOptions,
   ) {
-    super(`item #${index}${describe(item)} fails every time it is embedded: ${reason}`);
+    super(`item #${index}${describe(item)} fails every time it is embedded: ${reason}`, options);
     this.name = 'PoisonItemError';
   }
 }
 
-/** The pool cannot go on (every worker exhausted its restarts, or a worker cannot start). */
+/**
+ * The pool cannot go on (every worker exhausted its restarts, or a worker cannot start). Its `cause`, when a worker
+ * threw, is that WorkerError (`workerErrorIn` finds it): e.g. the model factory's own error when it cannot load.
+ */
 export class WorkerPoolError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'WorkerPoolError';
   }
 }

@@ -1,5 +1,6 @@
 export type { DeviceInfo, WorkerContext, WorkerModelFactory, WorkerPluginSpec } from './plugin.js';
 export { DeviceSelectionError, PoisonItemError, WorkerPoolError } from './errors.js';
+export { WorkerError, workerErrorIn } from './worker-error.js';
 export { cpuWorkerDevices } from './cpu-devices.js';
 export { isolationUnavailable } from './device-isolation.js';
 export { startPool, defaultWorkerEntry, type PoolOptions, type WorkerPool, type EmbeddedBatch } from './pool.js';

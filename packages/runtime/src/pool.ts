@@ -6,6 +6,7 @@ import type { FromWorker } from './protocol.js';
 import type { DeviceInfo, WorkerPluginSpec } from './plugin.js';
 import type { PoolEvent } from './pool-events.js';
 import { WorkerSlot, type WorkerTelemetry } from './worker-slot.js';
+import { WorkerError } from './worker-error.js';
 import type { CreditGate } from './credit-gate.js';
 import { inProcessDevice } from './in-process-device.js';
 
@@ -65,6 +66,8 @@ interface Job<I> {
   failures: number;
   /** Slots on which this batch (or the batch it was split from) failed: it goes elsewhere while it can. */
   failedOn: Set<number>;
+  /** The pool's `batchesEmbedded` when this batch (or the one it was split from) first failed. */
+  firstFailedAt: number | null;
   done(result: { items: PackItem<I>[]; vectors: Float32Array[]; worker: number }): void;
   fail(error: Error): void;
 }
@@ -111,6 +114,8 @@ class Pool<I> implements WorkerPool<I> {
   private readonly inFlight = new Map<number, { slot: WorkerSlot; job: Job<I> }>();
   private readonly queue: Job<I>[] = [];
   private nextBatchId = 1;
+  /** Batches that came back embedded, on any worker (evidence that the workers can embed). */
+  private batchesEmbedded = 0;
   private fatal: Error | null = null;
   private closing = false;
   private watchdog: NodeJS.Timeout | null = null;
@@ -150,7 +155,7 @@ class Pool<I> implements WorkerPool<I> {
     const hooks = {
       onReady: (slot: WorkerSlot) => this.onReady(slot),
       onMessage: (slot: WorkerSlot, message: FromWorker) => this.onMessage(slot, message),
-      onExit: (slot: WorkerSlot, reason: string, initError: string | null) => this.onExit(slot, reason, initError),
+      onExit: (slot: WorkerSlot, reason: string, initError: WorkerError | null) => this.onExit(slot, reason, initError),
     };
     this.slots = devices.map((device, index) => new WorkerSlot(index, device, config, hooks));
     this.gate = {
@@ -221,8 +226,9 @@ class Pool<I> implements WorkerPool<I> {
     done: Job<I>['done'],
     fail: Job<I>['fail'],
     failedOn = new Set<number>(),
+    firstFailedAt: number | null = null,
   ): Job<I> {
-    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, failedOn, done, fail };
+    return { items, tokens: items.reduce((sum, item) => sum + item.tokens, 0), failures, failedOn, firstFailedAt, done, fail };
   }
 
   /**
@@ -303,19 +309,25 @@ class Pool<I> implements WorkerPool<I> {
         seconds: slot.counters.seconds + message.seconds,
       });
       slot.consecutiveFailures = 0;
+      this.batchesEmbedded++;
       this.events$.next({ type: 'batch', worker: slot.index, items: job.items.length, tokens: job.tokens, seconds: message.seconds });
       job.done({ items: job.items, vectors, worker: slot.index });
     } else {
       slot.counters.failures++;
-      this.jobFailed(job, slot, message.message);
+      const error = new WorkerError(message.error);
+      this.jobFailed(job, slot, error.message, error);
     }
     this.pump();
   }
 
-  /** Retry a failed batch; after maxBatchAttempts split it in halves until the poison item is alone. */
-  private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string): void {
+  /**
+   * Retry a failed batch; after maxBatchAttempts split it in halves until the poison item is alone. `thrown`: what
+   * the model threw (absent when the worker died).
+   */
+  private jobFailed(job: Job<I>, slot: WorkerSlot, reason: string, thrown?: WorkerError): void {
     job.failures++;
     job.failedOn.add(slot.index);
+    job.firstFailedAt ??= this.batchesEmbedded;
     const willSplit = job.failures >= this.maxAttempts && job.items.length > 1;
     this.events$.next({ type: 'batch-failed', worker: slot.index, items: job.items.length, reason, willSplit });
     if (job.failures < this.maxAttempts) {
@@ -323,9 +335,16 @@ class Pool<I> implements WorkerPool<I> {
       return;
     }
     if (job.items.length === 1) {
+      if (!thrown && job.firstFailedAt === this.batchesEmbedded) {
+        // Its worker died, and so did every worker that tried anything since it first failed: that blames the
+        // workers, not the item (a GPU that fails everything would otherwise condemn a healthy frame). It waits
+        // for a batch to succeed, or for the workers to exhaust their restarts (WorkerPoolError).
+        this.queue.unshift(job);
+        return;
+      }
       const [item] = job.items;
       this.events$.next({ type: 'poison', index: item.index, reason });
-      job.fail(new PoisonItemError(item.index, item.value, reason));
+      job.fail(new PoisonItemError(item.index, item.value, reason, thrown ? { cause: thrown } : undefined));
       return;
     }
     const middle = Math.ceil(job.items.length / 2);
@@ -347,12 +366,13 @@ class Pool<I> implements WorkerPool<I> {
           failed = true;
         },
         new Set(job.failedOn),
+        job.firstFailedAt,
       ),
     );
     this.queue.unshift(...children);
   }
 
-  private onExit(slot: WorkerSlot, reason: string, initError: string | null): void {
+  private onExit(slot: WorkerSlot, reason: string, initError: WorkerError | null): void {
     if (this.closing) return;
     const lost = [...this.inFlight.entries()].filter(([, entry]) => entry.slot === slot);
     for (const [batchId, { job }] of lost) {
@@ -370,8 +390,11 @@ class Pool<I> implements WorkerPool<I> {
 
     if (this.readyWaiters) {
       // Start-up failure: a model that cannot load is a configuration error, not something to retry.
-      const why = initError ?? reason;
-      const error = new WorkerPoolError(this.options.thread ? why : `worker ${slot.index} (${slot.device.label}) failed to start: ${why}`);
+      const why = initError?.message ?? reason;
+      const error = new WorkerPoolError(
+        this.options.thread ? why : `worker ${slot.index} (${slot.device.label}) failed to start: ${why}`,
+        initError ? { cause: initError } : undefined,
+      );
       this.readyWaiters.reject(error);
       this.readyWaiters = null;
       this.fatal = error;
@@ -381,9 +404,13 @@ class Pool<I> implements WorkerPool<I> {
     slot.consecutiveFailures++;
     if (slot.consecutiveFailures > this.maxRestarts) {
       slot.state = 'retired';
-      this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason });
-      if (this.slots.every((s) => s.state === 'retired')) {
-        this.failAll(new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${initError ?? reason}`));
+      const remaining = this.slots.filter((s) => s.state !== 'retired').length;
+      this.events$.next({ type: 'retired', worker: slot.index, device: slot.device.label, reason, remaining });
+      if (remaining === 0) {
+        const lastFailure = `worker ${slot.index} (${slot.device.label}) ${initError ? `failed to start: ${initError.message}` : reason}`;
+        this.failAll(
+          new WorkerPoolError(`every worker failed ${this.maxRestarts + 1} times in a row; last: ${lastFailure}`, initError ? { cause: initError } : undefined),
+        );
         return;
       }
     } else {

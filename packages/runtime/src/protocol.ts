@@ -17,7 +17,7 @@ export type ToWorker =
 export type FromWorker =
   /** `info`: the model's describe(), if it has one. */
   | { type: 'ready'; dim: number; pid: number; env: Record<string, string | undefined>; info?: Record<string, unknown>; concurrentBatches?: number }
-  | { type: 'init-error'; message: string; stack?: string }
+  | { type: 'init-error'; error: SerializedError }
   | { type: 'heartbeat' }
   | { type: 'started'; batchId: number }
   /**
@@ -25,4 +25,17 @@ export type FromWorker =
    * while this batch ran (absent when the model has none).
    */
   | { type: 'result'; batchId: number; vectors: Float32Array; seconds: number; counters?: Record<string, number> }
-  | { type: 'failed'; batchId: number; message: string; counters?: Record<string, number> };
+  | { type: 'failed'; batchId: number; error: SerializedError; counters?: Record<string, number> };
+
+/**
+ * An error as it crosses the boundary (worker/serialize-error.mjs): its class name (its kind), message, stack, Node's
+ * `code`, its other own fields that are plain data, and its cause. The parent rebuilds it as a WorkerError.
+ */
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+  data?: Record<string, unknown>;
+  cause?: SerializedError;
+}

@@ -1,6 +1,7 @@
 import type { FromWorker, ToWorker } from './protocol.js';
 import { startWorkerProcess, startWorkerThread, type WorkerHandle } from './worker-handle.js';
 import type { DeviceInfo, WorkerPluginSpec } from './plugin.js';
+import { WorkerError } from './worker-error.js';
 
 /** Counters of one worker slot, summed over all its incarnations. */
 export interface WorkerTelemetry {
@@ -26,8 +27,11 @@ export interface WorkerTelemetry {
 export interface SlotHooks {
   onReady(slot: WorkerSlot): void;
   onMessage(slot: WorkerSlot, message: FromWorker): void;
-  /** The process is gone; `reason` says why (exit code, signal, or our own kill reason). */
-  onExit(slot: WorkerSlot, reason: string, initError: string | null): void;
+  /**
+   * The process is gone; `reason` says why (exit code, signal, or our own kill reason), `initError` what its model's
+   * factory threw, if it did.
+   */
+  onExit(slot: WorkerSlot, reason: string, initError: WorkerError | null): void;
 }
 
 export interface SlotConfig {
@@ -64,7 +68,7 @@ export class WorkerSlot {
   readonly modelCounters: Record<string, number> = {};
   info: Record<string, unknown> | undefined;
   private killReason: string | null = null;
-  private initError: string | null = null;
+  private initError: WorkerError | null = null;
 
   constructor(
     readonly index: number,
@@ -162,7 +166,7 @@ export class WorkerSlot {
         this.hooks.onReady(this);
         return;
       case 'init-error':
-        this.initError = message.message;
+        this.initError = new WorkerError(message.error);
         return;
       case 'started':
         this.currentBatch = message.batchId;

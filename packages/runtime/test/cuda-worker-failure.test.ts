@@ -81,7 +81,7 @@ describe('--backend cuda --devices 1,3: a worker whose GPU fails mid-run', () =>
       expect(new Set(results.map((r) => r.vector[0]))).toEqual(new Set([2])); // all on the healthy GPU
       expect(events.filter((e) => e.type === 'worker-exit').every((e) => e.type === 'worker-exit' && e.worker === 1)).toBe(true);
       expect(events.filter((e) => e.type === 'restart')).toHaveLength(1);
-      expect(events.filter((e) => e.type === 'retired')).toEqual([{ type: 'retired', worker: 1, device: 'cuda:3', reason: 'exited with code 1' }]);
+      expect(events.filter((e) => e.type === 'retired')).toEqual([{ type: 'retired', worker: 1, device: 'cuda:3', reason: 'exited with code 1', remaining: 1 }]);
       const [healthy, broken] = pool.telemetry();
       expect(broken.state).toBe('retired');
       expect(broken.items).toBe(0);

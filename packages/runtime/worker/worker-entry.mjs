@@ -8,6 +8,7 @@
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort } from 'node:worker_threads';
+import { serializeError } from './serialize-error.mjs';
 
 const send = parentPort
   ? (message) => parentPort.postMessage(message)
@@ -72,7 +73,7 @@ async function init(message) {
       ...(info ? { info } : {}),
     });
   } catch (error) {
-    send({ type: 'init-error', message: String(error?.message ?? error), stack: error?.stack });
+    send({ type: 'init-error', error: serializeError(error) });
     setTimeout(() => process.exit(1), 50);
   }
 }
@@ -103,7 +104,7 @@ async function embedOne({ batchId, items }) {
     });
     send({ type: 'result', batchId, vectors: flat, seconds: (performance.now() - started) / 1000, ...counterGrowth() });
   } catch (error) {
-    send({ type: 'failed', batchId, message: String(error?.message ?? error), ...counterGrowth() });
+    send({ type: 'failed', batchId, error: serializeError(error), ...counterGrowth() });
   }
 }
 
