@@ -2,7 +2,7 @@
 // feature model on the backend the parent planned, with VirNucPro's MLP on top when the plugin names one (then the
 // worker returns each frame's two scores instead of its features).
 import type { ComputeSettings } from '@virnucpro/compute';
-import { loadMlp, ThreadedMlp } from '@virnucpro/consensus';
+import { loadMlp, MlpThreadError, ThreadedMlp } from '@virnucpro/consensus';
 import type { Embedder } from '@virnucpro/ops';
 import type { WorkerModelFactory } from '@virnucpro/runtime';
 import { createFeaturesModel } from './features-model.js';
@@ -22,5 +22,15 @@ export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSetting
   const features = await createFeaturesModel({ esm, dnabert }, ctx.compute);
   if (!mlp) return features;
   // Worker threads of this worker: its event loop stays free to launch the next batch while a batch is scored.
-  return scoringModel(features, ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }));
+  const scoring = scoringModel(features, ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }));
+  return {
+    ...scoring,
+    embed: (items) =>
+      scoring.embed(items).catch((err: unknown) => {
+        // A dead MLP thread stops this worker's MLP for good: the worker ends (after the batch's failure is sent),
+        // and the pool restarts it with a fresh one and sends the batch again, or ends the run in one line.
+        if (err instanceof MlpThreadError) setTimeout(() => process.exit(1), 50);
+        throw err;
+      }),
+  };
 };
