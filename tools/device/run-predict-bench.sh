@@ -27,7 +27,8 @@ echo "== models and reads"
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models 2>&1 | tail -2
 # Reads of one size are made once per machine (a 1M-frame set takes a while): a later call reuses them.
 reads=/tmp/reads-$frames.fa
-[ -f "$reads.json" ] || python3 tools/bench/predict/make_reads.py --frames "$frames" --out "$reads" test-data/lambda_virus.fa .bench-data/NC_008253.fna.gz > "$reads.json"
+# GENOMES: other genomes to sample (default phage lambda and E. coli 536; test-data/ecoli536_1-30000.fa when the 1.5 MB genome cannot travel).
+[ -f "$reads.json" ] || python3 tools/bench/predict/make_reads.py --frames "$frames" --out "$reads" ${GENOMES:-test-data/lambda_virus.fa .bench-data/NC_008253.fna.gz} > "$reads.json"
 cp "$reads.json" "$out/reads.json"; cat "$out/reads.json"
 [ "${READS_ONLY:-0}" != 0 ] && exit 0
 sampled() { # NAME LIMIT CMD...: runs CMD with GPU utilisation sampled into $out/NAME-gpu.csv; prints wall seconds

@@ -4,6 +4,9 @@
 #   OUT_DIR=.bundle-host bash tools/bench/host-pipeline/bundle.sh   (from the repo root)
 # Layout: OUT_DIR/b/host-pipeline.mjs with simulated-scorer.mjs beside it, and the runtime's worker entry in
 # OUT_DIR/worker/ (where the bundled runtime looks for it, ../worker/ of the bundle).
+# On the GPU machine, where what travels is limited, the device bundle can hold it instead (its chunks shared):
+#   NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts tools/bench/host-pipeline/host-pipeline-entry.ts
+#   there: cp tools/bench/host-pipeline/*.mjs .bundle/ && cp .bundle/host-pipeline-entry.mjs .bundle/host-pipeline.mjs (worker/ as run-scaling.sh makes it)
 set -euo pipefail
 out=${OUT_DIR:-.bundle-host}
 rm -rf "$out"; mkdir -p "$out/b" "$out/worker"
