@@ -51,9 +51,9 @@ await build({
   },
 });
 
-// The runtime finds its worker entry at ../worker/worker-entry.mjs from its code (now in dist/).
+// The runtime finds its worker entry at ../worker/worker-entry.mjs from its code (now in dist/), beside the modules it imports.
 mkdirSync(join(stage, 'worker'));
-cpSync(join(root, 'packages/runtime/worker/worker-entry.mjs'), join(stage, 'worker/worker-entry.mjs'));
+for (const f of readdirSync(join(root, 'packages/runtime/worker'))) if (f.endsWith('.mjs')) cpSync(join(root, 'packages/runtime/worker', f), join(stage, 'worker', f));
 mkdirSync(join(stage, 'wasm'));
 const wasmDist = join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist');
 for (const f of readdirSync(wasmDist)) if (f.endsWith('.wasm')) cpSync(join(wasmDist, f), join(stage, 'wasm', f));

@@ -25,7 +25,7 @@ precisions=${PRECISIONS-bf16 fp8}
 models=${MODELS:-/tmp/models}
 work=/tmp/fp8-labels; rm -rf "$work"; mkdir -p "$work"
 # The layout the bundled code expects (see run-predict-bench.sh).
-mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 # A PRECISIONS entry as predict's --precision and the environment it runs in (PRECISION:NAME=VALUE).
 precision_of() { local p=${1%%:*}; echo "${p%%/*}"; }

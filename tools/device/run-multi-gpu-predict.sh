@@ -7,7 +7,7 @@ set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 backend=${1:-webgpu}; shift || true
 # the layout the bundled code expects: @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
-mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
 cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
 reads=${READS:-200000}
 node tools/bench/runtime/make-reads.mjs "$reads" 300 > /tmp/reads.fa

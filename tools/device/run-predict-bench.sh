@@ -21,7 +21,7 @@ trap "tar czf \"${OUT:-/tmp}/predict-bench-$frames-$precision.tgz\" -C \"$out\" 
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 # The layout the bundled code expects: @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs.
-mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 echo "== models and reads"
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models 2>&1 | tail -2

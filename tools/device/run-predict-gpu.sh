@@ -7,7 +7,7 @@ set -uo pipefail
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 # the layout the bundled code expects (the default mode runs the models in a worker thread, loaded by path):
 # @virnucpro/predict (featuresWorkerPlugin) loads ./features-worker.js beside it, the runtime ../worker/worker-entry.mjs
-mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
 cp .bundle/features-worker.mjs .bundle/features-worker.js && echo '{"type":"module"}' > .bundle/package.json
 v() { node .bundle/virnucpro-entry.mjs "$@"; }
 {

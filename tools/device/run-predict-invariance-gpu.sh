@@ -13,7 +13,7 @@ bundle=${BUNDLE:-.bundle}
 out=${OUT:-/tmp/out}; mkdir -p "$out"
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
 # The layout the bundled code expects (see run-predict-bench.sh).
-mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
 cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
 node "$bundle/make-demo-models.mjs" /tmp/odd-models --esm 3,90,5,171 --dnabert 2,77,7,131 > /dev/null || exit 1
 # The input: lambda alone is 132 frames, done in well under a second on the GPU, before a worker can be killed

@@ -20,7 +20,7 @@ reads=/tmp/reads-$frames.fa
 first=""
 for run in "$@"; do
   name=${run%%=*}; spec=${run#*=}; bundle=${spec%%:*}; rest=${spec#*:}; devices=${rest%%:*}; kill_after=""; [ "$rest" != "$devices" ] && kill_after=${rest#*:}
-  mkdir -p worker && cp packages/runtime/worker/worker-entry.mjs worker/
+  mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
   cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
   dir=$work/$name; mkdir -p "$dir"; rm -rf "/tmp/out-$name"
   nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -l 1 > "$dir/gpu.csv" &

@@ -10,7 +10,7 @@
 set -euo pipefail
 out=${OUT_DIR:-.bundle-host}
 rm -rf "$out"; mkdir -p "$out/b" "$out/worker"
-cp packages/runtime/worker/worker-entry.mjs "$out/worker/"
+cp packages/runtime/worker/*.mjs "$out/worker/"
 cp tools/bench/host-pipeline/simulated-scorer.mjs tools/bench/host-pipeline/bench-host-pipeline.mjs "$out/b/"
 npx esbuild tools/bench/host-pipeline/host-pipeline-entry.ts --bundle --platform=node --format=esm --target=node20 \
   --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:koffi --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \
