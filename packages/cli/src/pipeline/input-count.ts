@@ -4,6 +4,7 @@ import { esmTokenCount, nBaseCount } from '@virnucpro/predict';
 import { chunkRecord, identifyFrames } from '@virnucpro/sixframe';
 import { UsageError } from '../errors.js';
 import type { InputCheck } from './input-check.js';
+import { InputFingerprint } from './input-fingerprint.js';
 
 export interface FrameCounts {
   /** Records of this run (of this shard with --shard), skipped ones included. */
@@ -17,6 +18,8 @@ export interface FrameCounts {
   /** Records more than MOSTLY_N_SHARE of whose bases are N, and the first few of them for a warning. */
   mostlyN: number;
   mostlyNExamples: string[];
+  /** The whole input's identity for --resume (input-fingerprint.ts), every record of it, selected or not. */
+  fingerprint: string;
 }
 
 export interface CountOptions {
@@ -31,14 +34,16 @@ export interface CountOptions {
 /**
  * The pass that reads the whole input before anything is written: `check` applies the input rules to every record,
  * an empty record is refused, and the sequences, chunks and frames a run will have are counted (the progress bar's
- * total), with the records --min-length skips and those that are mostly N.
+ * total), with the records --min-length skips and those that are mostly N, and the input's fingerprint is taken.
  */
 export async function countFrames(input: string, chunkLength: number, options: CountOptions = {}): Promise<FrameCounts> {
   const { check, select, minLength = 0 } = options;
-  const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0, skipped: 0, mostlyN: 0, mostlyNExamples: [] };
+  const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0, skipped: 0, mostlyN: 0, mostlyNExamples: [], fingerprint: '' };
+  const fingerprint = new InputFingerprint();
   let recordIndex = -1;
   for await (const record of readFasta(input)) {
     recordIndex++;
+    fingerprint.add(record);
     if (check) await check.record(record, recordIndex + 1);
     const length = record.sequence.length;
     if (length === 0) {
@@ -64,5 +69,6 @@ export async function countFrames(input: string, chunkLength: number, options: C
       }
     }
   }
+  counts.fingerprint = fingerprint.digest();
   return counts;
 }

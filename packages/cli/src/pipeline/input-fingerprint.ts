@@ -1,14 +1,22 @@
-import { createHash } from 'node:crypto';
-import { readFasta } from '@virnucpro/fasta-stream';
+import { createHash, type Hash } from 'node:crypto';
+import type { FastaRecord } from '@virnucpro/fasta-stream';
 
 /**
  * The input's identity for --resume: sha256 over its records (id, description, sequence, in order) as read, i.e.
  * after decompression and FASTA parsing. The same sequences given gzipped, plain, re-wrapped or with CRLF line
  * ends are the same input; any change to an id or a residue is another one. (File bytes would tell a gzip of the
- * input from the input itself.)
+ * input from the input itself.) Taken record by record in the pass that counts the input (input-count.ts), so the
+ * input is read once before the run.
  */
-export async function fingerprintFastaRecords(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const record of readFasta(path)) hash.update(`>${record.id}\t${record.description}\n${record.sequence}\n`);
-  return `sha256:${hash.digest('hex')}`;
+export class InputFingerprint {
+  private readonly hash: Hash = createHash('sha256');
+
+  add(record: Pick<FastaRecord, 'id' | 'description' | 'sequence'>): void {
+    this.hash.update(`>${record.id}\t${record.description}\n${record.sequence}\n`);
+  }
+
+  /** `sha256:<hex>` of every record added. */
+  digest(): string {
+    return `sha256:${this.hash.digest('hex')}`;
+  }
 }

@@ -21,7 +21,6 @@ import { acceptOutDir } from './accept-out-dir.js';
 import { startFeaturePool, usesWorkerProcesses } from './feature-pool.js';
 import { countFrames } from './input-count.js';
 import { inputNotes } from './input-notes.js';
-import { fingerprintFastaRecords } from './input-fingerprint.js';
 import { InputCheck } from './input-check.js';
 import { startPipelineTrace } from './pipeline-trace.js';
 import { describeModel } from './model-identity.js';
@@ -146,7 +145,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     } catch (err) {
       throw err instanceof FeatureMismatchError ? new UsageError(err.message) : err;
     }
-    const inputFingerprint = await fingerprintFastaRecords(options.input);
+    const inputFingerprint = totals.fingerprint;
     const opened = await openRunCheckpoint(options, models, inputFingerprint, features);
     checkpoint = opened;
     // Once the run is accepted (input, models, out-dir, checkpoint), so that every refusal stays one line.
