@@ -60,7 +60,8 @@ export async function loadShardSet(dirs: string[]): Promise<ShardSet> {
 
   const shards = [...byIndex.keys()].sort((a, b) => a - b).map((k) => byIndex.get(k)!);
   const inputRecords = first.summary.shard.inputRecords;
-  for await (const _ of recordsInInputOrder(shards, inputRecords));
+  // The record lists read through once (one record a shard in memory): a bad one is refused before anything is written.
+  for await (const _record of recordsInInputOrder(shards, inputRecords)) continue;
   return { shards, inputRecords };
 }
 
