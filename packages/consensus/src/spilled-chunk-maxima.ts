@@ -26,6 +26,7 @@ export function assertRunChunks(runChunks: number): void {
 export class SpilledChunkMaxima {
   private current: ChunkMaxima;
   private readonly runs: string[] = [];
+  private discarded = false;
 
   constructor(
     private readonly dir: string,
@@ -51,6 +52,8 @@ export class SpilledChunkMaxima {
     this.runs.push(path);
     await writeConsensusRun(path, this.current.sortedGroups());
     this.current = new ChunkMaxima(this.rule);
+    // Discarded while the run was being written (a stopped run's cleanup does not wait for a batch in flight).
+    if (this.discarded) await this.discard();
   }
 
   /**
@@ -74,6 +77,7 @@ export class SpilledChunkMaxima {
 
   /** Removes every run file not yet merged (after a failure, or when the output is dropped). */
   async discard(): Promise<void> {
+    this.discarded = true;
     for (const path of this.runs.splice(0)) await unlink(path).catch(() => undefined);
   }
 }
