@@ -13,6 +13,8 @@ const BLOCK_BYTES = 1 << 20;
 export class BufferedAtomicFile implements StagedOutput {
   private block = Buffer.allocUnsafe(BLOCK_BYTES);
   private used = 0;
+  /** Blocks filled by a piece that did not fit in the rest of one, waiting for `flush()` (at most one in a loop that checks `full`). */
+  private readonly filled: Buffer[] = [];
   private scratch = Buffer.allocUnsafe(1024);
 
   private constructor(private readonly file: AtomicFile) {}
@@ -31,7 +33,7 @@ export class BufferedAtomicFile implements StagedOutput {
 
   /** True once a block's worth of bytes is buffered: await `flush()` before writing much more. */
   get full(): boolean {
-    return this.used >= BLOCK_BYTES;
+    return this.used >= BLOCK_BYTES || this.filled.length > 0;
   }
 
   /** Appends text as UTF-8; resolves at once unless the block is full, then once it is handed to the OS. */
@@ -88,11 +90,13 @@ export class BufferedAtomicFile implements StagedOutput {
   }
 
   async flush(): Promise<void> {
-    if (this.used === 0) return;
-    const bytes = this.block.subarray(0, this.used);
-    this.block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, this.block.length));
-    this.used = 0;
-    await this.file.write(bytes);
+    const blocks = this.filled.splice(0);
+    if (this.used > 0) {
+      blocks.push(this.block.subarray(0, this.used));
+      this.block = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, this.block.length));
+      this.used = 0;
+    }
+    for (const bytes of blocks) await this.file.write(bytes);
   }
 
   /** Makes the file visible under its final name, durably (`complete` then `publish`). */
@@ -116,12 +120,23 @@ export class BufferedAtomicFile implements StagedOutput {
   /** Discards everything written; safe to call after a failed write or commit. */
   async discard(): Promise<void> {
     this.used = 0;
+    this.filled.length = 0;
     await this.file.discard();
   }
 
-  /** Grows the block (rarely: one huge record) so that `bytes` more fit. */
+  /**
+   * Makes room for `bytes` more: a piece that fits a block but not the rest of this one starts the next block
+   * (this one waits for `flush()`; growing it instead kept every file's block at twice the size for good), and
+   * only a piece larger than a block grows it (rarely: one huge record).
+   */
   private reserve(bytes: number): void {
     if (this.used + bytes <= this.block.length) return;
+    if (this.used > 0 && bytes <= BLOCK_BYTES) {
+      this.filled.push(this.block.subarray(0, this.used));
+      this.block = Buffer.allocUnsafe(BLOCK_BYTES);
+      this.used = 0;
+      return;
+    }
     const grown = Buffer.allocUnsafe(Math.max(2 * this.block.length, this.used + bytes));
     this.block.copy(grown, 0, 0, this.used);
     this.block = grown;

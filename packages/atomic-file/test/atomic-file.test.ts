@@ -137,6 +137,28 @@ describe('BufferedAtomicFile', () => {
     expect(text.slice(11_000 * row.length)).toBe(table);
   });
 
+  it('pieces that do not fit the rest of a block start the next one, in order, also between two flushes', async () => {
+    const d = dir();
+    const path = join(d, 'straddle.txt');
+    const file = await BufferedAtomicFile.create(path);
+    const pieces: string[] = [];
+    let seed = 5;
+    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    // Sync writes of odd sizes (some non-ASCII, some wrapped) across several 1 MiB block ends; flushed only when full.
+    for (let i = 0; pieces.join('').length < 3.5 * (1 << 20); i++) {
+      const piece = `${i}:${'é'.repeat(Math.floor(rand() * 5))}${'z'.repeat(Math.floor(rand() * 20_000))}\n`;
+      pieces.push(piece);
+      file.writeText(piece);
+      if (i % 7 === 0) {
+        file.writeWrapped('ACGT'.repeat(1000), 60);
+        pieces.push(`${'ACGT'.repeat(1000)}`.replace(/(.{60})/g, '$1\n').replace(/([^\n])$/, '$1\n'));
+      }
+      if (file.full) await file.flush();
+    }
+    await file.commit();
+    expect(readFileSync(path, 'utf8')).toBe(pieces.join(''));
+  });
+
   it('discard leaves no file, whatever was buffered', async () => {
     const d = dir();
     const file = await BufferedAtomicFile.create(join(d, 'gone.txt'));

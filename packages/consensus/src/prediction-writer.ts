@@ -1,17 +1,19 @@
 // Streaming writer of the output files. Rows arrive in input order (frame by frame or in batches);
 // prediction_results.txt is written as they come (to a temp file), while per-chunk maxima accumulate for the
-// consensus csv, which is sorted and so needs every row first. The per-record files — sequence_summary.tsv and,
+// consensus csv, which is sorted and so needs every row first (they are sorted in runs written to scratch files
+// and merged at the end: SpilledChunkMaxima). The per-record files — sequence_summary.tsv and,
 // with `chunkFiles`, chunk_scores.tsv, viral_regions.tsv and viral_regions.bed — are written record by record as
 // each one finishes (RecordChunksCollector). commit() writes the consensus, fsyncs every file and renames them
 // into place (a StagedOutput: complete(), publish()); discard() (or any failure) leaves no output file.
-// Memory: O(number of chunks) for the consensus maxima (see ChunkMaxima); O(one record's chunks) for the
-// per-record files when records are declared; O(1) per row otherwise.
+// Memory: at most `consensusRunChunks` chunks' maxima for the consensus; O(one record's chunks) for the
+// per-record files when records are declared (all records otherwise: undeclared frames need not be adjacent).
 
 import { join } from 'node:path';
-import { CONSENSUS_FILE, ChunkMaxima, type ConsensusKeyRule, formatConsensus } from './consensus.js';
+import { CONSENSUS_FILE, type ConsensusKeyRule, consensusHeaderLine, consensusLine } from './consensus.js';
 import { PREDICTION_HEADER, PREDICTION_RESULTS_FILE, formatPredictionRow } from './prediction-row.js';
 import { CHUNK_SCORES_FILE, CHUNK_SCORES_HEADER, formatChunkScores, type ChunkInterval, type RecordCalls, type RecordFacts } from './chunk-calls.js';
 import { RecordChunksCollector } from './record-chunks.js';
+import { SpilledChunkMaxima, assertRunChunks } from './spilled-chunk-maxima.js';
 import { SEQUENCE_SUMMARY_FILE, SEQUENCE_SUMMARY_HEADER, formatSequenceSummary, summarizeRecord } from './sequence-summary.js';
 import {
   VIRAL_REGIONS_BED_FILE,
@@ -39,6 +41,11 @@ export interface PredictionWriterOptions {
   chunkFiles?: boolean;
   /** How viral chunks join into regions (defaults: gap 1, maxGapBases 5000, minChunks 2). */
   regions?: Partial<RegionOptions>;
+  /**
+   * Chunks whose consensus maxima are held in memory before they go to a sorted scratch file in `outDir`
+   * (default 100,000, ~12 MB); the files are merged into the consensus csv at the end and removed.
+   */
+  consensusRunChunks?: number;
 }
 
 export interface PredictionFiles {
@@ -60,10 +67,11 @@ interface RecordFiles {
 }
 
 export class PredictionWriter implements StagedOutput {
-  private readonly maxima: ChunkMaxima;
+  private readonly maxima: SpilledChunkMaxima;
   private readonly records: RecordChunksCollector;
   private readonly regionOptions: RegionOptions;
   private rowCount = 0;
+  private chunkCount = 0;
   private state: 'open' | 'completed' | 'closed' = 'open';
   private consensus: BufferedAtomicFile | undefined;
   /** Every file opened so far (all are completed, published or discarded together). */
@@ -75,7 +83,7 @@ export class PredictionWriter implements StagedOutput {
     private readonly files: RecordFiles,
     private readonly options: PredictionWriterOptions,
   ) {
-    this.maxima = new ChunkMaxima(options.keyRule);
+    this.maxima = new SpilledChunkMaxima(outDir, options.keyRule, options.consensusRunChunks);
     this.records = new RecordChunksCollector(options.keyRule);
     this.regionOptions = regionOptions(options.regions);
     this.staged = [predictions, ...Object.values(files)];
@@ -84,6 +92,7 @@ export class PredictionWriter implements StagedOutput {
   /** Creates `outDir` if needed and starts the streamed files (under temporary names). */
   static async create(outDir: string, options: PredictionWriterOptions = {}): Promise<PredictionWriter> {
     regionOptions(options.regions); // bad options fail before any file exists
+    if (options.consensusRunChunks !== undefined) assertRunChunks(options.consensusRunChunks);
     await makeDirectory(outDir);
     const opened: BufferedAtomicFile[] = [];
     const open = async (name: string, header: string) => {
@@ -120,6 +129,7 @@ export class PredictionWriter implements StagedOutput {
     this.rowCount++;
     await this.predictions.write(formatPredictionRow(id, score1, score2));
     await this.writeRecords(finished);
+    if (this.maxima.full) await this.maxima.spill();
   }
 
   /** A batch: ids[i] has probabilities[2i] (others) and probabilities[2i+1] (virus). */
@@ -141,6 +151,7 @@ export class PredictionWriter implements StagedOutput {
     this.rowCount += ids.length;
     await this.predictions.write(text);
     await this.writeRecords(finished);
+    if (this.maxima.full) await this.maxima.spill();
   }
 
   /**
@@ -193,8 +204,12 @@ export class PredictionWriter implements StagedOutput {
       const consensus = await BufferedAtomicFile.create(join(this.outDir, CONSENSUS_FILE));
       this.consensus = consensus;
       this.staged.push(consensus);
-      const sorted = this.maxima.sorted();
-      await consensus.write(formatConsensus(sorted, { scoreColumns: this.options.consensusScoreColumns }));
+      const format = { scoreColumns: this.options.consensusScoreColumns };
+      await consensus.write(consensusHeaderLine(format));
+      for await (const group of this.maxima.sortedGroups()) {
+        await consensus.write(consensusLine(group, format));
+        this.chunkCount++;
+      }
       for (const file of this.staged) await file.complete();
     } catch (error) {
       await this.discard();
@@ -216,7 +231,7 @@ export class PredictionWriter implements StagedOutput {
       ...(this.files.regions ? { regions: this.files.regions.path } : {}),
       ...(this.files.regionsBed ? { regionsBed: this.files.regionsBed.path } : {}),
       rows: this.rowCount,
-      chunks: this.maxima.size,
+      chunks: this.chunkCount,
     };
   }
 
@@ -224,6 +239,7 @@ export class PredictionWriter implements StagedOutput {
   async discard(): Promise<void> {
     this.state = 'closed';
     for (const file of this.staged) await file.discard();
+    await this.maxima.discard();
   }
 
   /** The per-record files' rows of finished records. */

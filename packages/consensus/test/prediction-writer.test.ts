@@ -72,6 +72,47 @@ describe('PredictionWriter', () => {
     expect(existsSync(join(out, 'sequence_summary.tsv'))).toBe(false);
   });
 
+  it('consensus through sorted scratch runs: same bytes as in memory, keys split over runs combined, no file left', async () => {
+    // Frames of one key far apart (undeclared rows, as a features file has them), NaN scores, non-ASCII and
+    // astral-plane ids, and more runs than one merge pass takes: the csv must still be the pure function's.
+    let seed = 3;
+    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const names = ['seq', 'séq', 'sé𝔮', 'SEQ', 'seq_10', 'seq_2'];
+    const rows: { id: string; score1: number; score2: number }[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      for (let i = 0; i < 400; i++) {
+        const p = rand() < 0.05 ? NaN : Math.fround(rand());
+        const id = `${names[i % names.length]}${Math.floor(i / 7)}_chunk_${1 + (i % 13)}${pass === 1 ? 'R2' : 'F1'}`;
+        rows.push({ id, score1: Math.fround(1 - p), score2: p });
+      }
+    }
+    for (const scoreColumns of [false, true]) {
+      const out = join(root, `spilled-${scoreColumns}`);
+      const writer = await PredictionWriter.create(out, { summary: false, consensusRunChunks: 5, consensusScoreColumns: scoreColumns });
+      for (let i = 0; i < rows.length; i += 29) {
+        const b = rows.slice(i, i + 29);
+        await writer.writeBatch(b.map((r) => r.id), b.flatMap((r) => [r.score1, r.score2]));
+        if (i === 29 * 3) expect(readdirSync(out).some((f) => f.startsWith('.consensus-run.'))).toBe(true); // really spilled
+      }
+      const files = await writer.commit();
+      const expected = consensusFromRows(rows, { scoreColumns });
+      expect(readFileSync(files.consensus, 'utf8')).toBe(expected);
+      expect(files.chunks).toBe(expected.split('\n').length - 2);
+      expect(readdirSync(out).sort()).toEqual(['prediction_results.txt', 'prediction_results_highestscore.csv']);
+    }
+  });
+
+  it('a discarded writer removes its consensus scratch runs too', async () => {
+    const out = join(root, 'spilled-discarded');
+    const writer = await PredictionWriter.create(out, { consensusRunChunks: 1 });
+    await writer.writeBatch(['a_chunk_1F1', 'b_chunk_1F1', 'c_chunk_1F1'], [0.1, 0.9, 0.2, 0.8, 0.3, 0.7]);
+    expect(readdirSync(out).filter((f) => f.startsWith('.consensus-run.')).length).toBeGreaterThan(0);
+    await writer.discard();
+    expect(readdirSync(out)).toEqual([]);
+    await expect(PredictionWriter.create(join(root, 'no-runs'), { consensusRunChunks: 0 })).rejects.toThrow(RangeError);
+    expect(existsSync(join(root, 'no-runs'))).toBe(false);
+  });
+
   it('chunkFiles: chunk_scores.tsv with the declared layout, regions and the summary, record by record', async () => {
     const out = join(root, 'chunks');
     const writer = await PredictionWriter.create(out, { chunkFiles: true });

@@ -13,6 +13,7 @@ import {
   originalSequenceId,
 } from '@virnucpro/consensus';
 import { LineReader } from './line-reader.js';
+import { recordsInInputOrder } from './records-in-input-order.js';
 import type { ShardSet } from './shard-set.js';
 
 /** The three result files that a merge rebuilds, byte for byte as one unsharded run writes them. */
@@ -58,10 +59,8 @@ export async function writeMergedOutputs(set: ShardSet, outDir: string): Promise
     await predictions.write(`${await sameHeader(predictionReaders)}\n`);
     await summary.write(`${await sameHeader(summaryReaders)}\n`);
     const recordFiles = await perRecordFiles(set, outDir, staged, open);
-    const nextRecord = new Uint32Array(set.shards.length);
     const rows = new Array<number>(set.shards.length).fill(0);
-    for (const s of set.owner) {
-      const record = set.shards[s].records[nextRecord[s]++];
+    for await (const { shard: s, record } of recordsInInputOrder(set.shards, set.inputRecords)) {
       const row = await summaryReaders[s].next();
       if (row === undefined || firstField(row) !== record.id) throw mismatch(summaryReaders[s], `the summary row of '${record.id}'`, row);
       await summary.write(`${row}\n`);

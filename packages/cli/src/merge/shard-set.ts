@@ -4,21 +4,23 @@ import { describeIdentityDifferences, canonicalJson } from '@virnucpro/checkpoin
 import { UsageError } from '../errors.js';
 import type { RunSummary } from '../progress/run-summary.js';
 import { RUN_SUMMARY_FILE } from '../pipeline/run-predict.js';
-import { readShardRecords, SHARD_RECORDS_FILE, type ShardRecord } from '../sharding/shard-records-file.js';
 import type { ShardSummary } from '../sharding/shard-summary.js';
+import { recordsInInputOrder } from './records-in-input-order.js';
 
-/** A finished shard folder: its run summary (with the shard section) and its records in output order. */
+/** A finished shard folder: its run summary (with the shard section); its records stay in its shard_records.tsv. */
 export interface LoadedShard {
   dir: string;
   summary: RunSummary & { shard: ShardSummary };
-  records: ShardRecord[];
 }
 
-/** Shards that together hold every record of one input exactly once, by part number (1..N). */
+/**
+ * Shards that together hold every record of one input exactly once, by part number (1..N). Which shard holds
+ * which record is read again, in input order, when the outputs are merged (recordsInInputOrder).
+ */
 export interface ShardSet {
   shards: LoadedShard[];
-  /** For each input record (0-based), the position in `shards` of the shard that holds it. */
-  owner: Uint32Array;
+  /** Records of the whole input. */
+  inputRecords: number;
 }
 
 const name = (s: { dir: string; summary: { shard: ShardSummary } }) => `${s.dir} (shard ${s.summary.shard.index}/${s.summary.shard.count})`;
@@ -26,7 +28,8 @@ const name = (s: { dir: string; summary: { shard: ShardSummary } }) => `${s.dir}
 /**
  * Reads the shard folders and checks that they cover one input exactly once: every folder a finished
  * `predict --shard`, one split (same N), one input (fingerprint), same models and options, each part 1..N
- * present once, and their record lists partition the input's records. Any failure is one UsageError line.
+ * present once, and their record lists partition the input's records (read through once here, so that a bad list
+ * is refused before anything is written). Any failure is one UsageError line.
  */
 export async function loadShardSet(dirs: string[]): Promise<ShardSet> {
   const loaded = dirs.map(readShardSummary);
@@ -55,10 +58,11 @@ export async function loadShardSet(dirs: string[]): Promise<ShardSet> {
     throw new UsageError(`merge: ${missing.length === 1 ? 'shard' : 'shards'} ${list} missing: give all ${count} shard folders of the run`);
   }
 
-  const ordered = [...byIndex.keys()].sort((a, b) => a - b).map((k) => byIndex.get(k)!);
-  const shards: LoadedShard[] = [];
-  for (const shard of ordered) shards.push({ ...shard, records: await readRecords(shard) });
-  return { shards, owner: ownersOf(shards, first.summary.shard.inputRecords) };
+  const shards = [...byIndex.keys()].sort((a, b) => a - b).map((k) => byIndex.get(k)!);
+  const inputRecords = first.summary.shard.inputRecords;
+  // The record lists read through once (one record a shard in memory): a bad one is refused before anything is written.
+  for await (const _record of recordsInInputOrder(shards, inputRecords)) continue;
+  return { shards, inputRecords };
 }
 
 function readShardSummary(dir: string): { dir: string; summary: RunSummary & { shard: ShardSummary } } {
@@ -74,35 +78,4 @@ function readShardSummary(dir: string): { dir: string; summary: RunSummary & { s
   if (!summary.shard) throw new UsageError(`merge: ${dir} is not a shard: its ${RUN_SUMMARY_FILE} has no shard section (made without --shard K/N)`);
   if (summary.status !== 'complete') throw new UsageError(`merge: ${dir}: the shard run did not complete (status ${summary.status})`);
   return { dir, summary: summary as RunSummary & { shard: ShardSummary } };
-}
-
-async function readRecords(shard: { dir: string; summary: RunSummary & { shard: ShardSummary } }): Promise<ShardRecord[]> {
-  const records = await readShardRecords(shard.dir).catch((err: Error) => {
-    throw new UsageError(`merge: ${name(shard)}: cannot read ${SHARD_RECORDS_FILE}: ${err.message}`);
-  });
-  if (records.length !== shard.summary.shard.records) {
-    throw new UsageError(`merge: ${name(shard)}: ${SHARD_RECORDS_FILE} lists ${records.length} records, its run summary ${shard.summary.shard.records}`);
-  }
-  return records;
-}
-
-/** Which shard holds each input record; refuses a record held twice or by none, or listed out of input order. */
-function ownersOf(shards: LoadedShard[], inputRecords: number): Uint32Array {
-  const none = 0xffffffff;
-  const owner = new Uint32Array(inputRecords).fill(none);
-  shards.forEach((shard, s) => {
-    let previous = 0;
-    for (const { inputRecord } of shard.records) {
-      if (inputRecord > inputRecords || inputRecord <= previous) {
-        throw new UsageError(`merge: ${name(shard)}: ${SHARD_RECORDS_FILE} lists input record ${inputRecord} out of order or beyond the input's ${inputRecords} records`);
-      }
-      const holder = owner[inputRecord - 1];
-      if (holder !== none) throw new UsageError(`merge: input record ${inputRecord} is in two shards: ${name(shards[holder])} and ${name(shard)}`);
-      owner[inputRecord - 1] = s;
-      previous = inputRecord;
-    }
-  });
-  const lost = owner.indexOf(none);
-  if (lost >= 0) throw new UsageError(`merge: input record ${lost + 1} is in no shard: the shards do not cover the input`);
-  return owner;
 }

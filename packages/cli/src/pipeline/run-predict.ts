@@ -29,7 +29,7 @@ import { followRun } from './run-progress.js';
 import { RunOutputs } from './run-outputs.js';
 import { CHECKPOINT_DIR, stopBeforeTheRun, stopDuringTheRun } from './stop-signals.js';
 import { selectShard, type ShardSelection } from '../sharding/shard-plan.js';
-import { writeShardRecords, type ShardRecord } from '../sharding/shard-records-file.js';
+import { ShardRecordsWriter } from '../sharding/shard-records-file.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
 import { shardSummary } from '../sharding/shard-summary.js';
 
@@ -169,11 +169,11 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     }
 
     for (const line of inputNotes(totals, options.minLength)) reporter.log(line);
-    const shardRecords: ShardRecord[] = [];
+    const shardRecords = shard ? outputs.add(await ShardRecordsWriter.create(options.outDir)) : undefined;
     const records = recordsOfThisRun(options.input, shard, options.minLength, (record, inputRecord) => {
       // Skipped (--min-length): a sequence_summary.tsv row, called 'skipped', and nothing else.
       writer.declareSkippedRecord(record.id, record.sequence.length, recordFacts(record));
-      if (shard) shardRecords.push({ inputRecord, id: record.id });
+      shardRecords?.add({ inputRecord, id: record.id });
     });
     const progress = followRun(reporter, summary, features, totals, opened.report.restoredItems);
     summary.startStage('embed+classify');
@@ -189,7 +189,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       checkpoint: opened,
       ...(intermediate ? { intermediate } : {}),
       onRecord: (record) => {
-        if (shard) shardRecords.push({ inputRecord: (record as IndexedRecord).inputRecord, id: record.id });
+        shardRecords?.add({ inputRecord: (record as IndexedRecord).inputRecord, id: record.id });
       },
       onResult: (result) => progress.tick(result.item),
     });
@@ -213,8 +213,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     summary.setFeatures(features.telemetry(), usesWorkerProcesses(options));
     const result = summary.build('complete');
     if (shard) {
-      // Before run_summary.json, which marks the shard finished for `virnucpro merge`.
-      writeShardRecords(options.outDir, shardRecords);
+      // shard_records.tsv is published with the results, before run_summary.json (which marks the shard finished).
       result.shard = shardSummary(shard, inputFingerprint, result, models);
     }
     await outputs.publish(result);

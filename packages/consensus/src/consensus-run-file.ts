@@ -1,0 +1,99 @@
+// A sorted run of consensus groups on disk: the scratch file of the consensus csv's external sort
+// (SpilledChunkMaxima). Binary, one entry a group: key length (UTF-16 units, u32), key (UTF-16LE, so any JS string
+// comes back unchanged, lone surrogates included), max score1 (f32), max score2 (f32), frames (u32); little-endian.
+// Written once and read once, front to back, a block at a time: memory is one block, whatever the run's size.
+
+import { open, type FileHandle } from 'node:fs/promises';
+import type { ChunkConsensus } from './consensus.js';
+
+const BLOCK_BYTES = 1 << 20;
+/** A reader's block: a merge reads up to 32 runs at once. */
+const READ_BYTES = 1 << 16;
+const FIXED_BYTES = 4 + 4 + 4 + 4;
+
+/** Writes `groups` (already sorted) to a new file at `path`; returns how many were written. */
+export async function writeConsensusRun(path: string, groups: Iterable<ChunkConsensus> | AsyncIterable<ChunkConsensus>): Promise<number> {
+  const file = await open(path, 'wx');
+  try {
+    let block = Buffer.allocUnsafe(BLOCK_BYTES);
+    let used = 0;
+    let count = 0;
+    for await (const g of groups) {
+      const bytes = FIXED_BYTES + 2 * g.key.length;
+      if (used + bytes > block.length) {
+        await writeAll(file, block.subarray(0, used));
+        used = 0;
+        if (bytes > block.length) block = Buffer.allocUnsafe(bytes);
+      }
+      used = block.writeUInt32LE(g.key.length, used);
+      used += block.write(g.key, used, 'utf16le');
+      used = block.writeFloatLE(g.maxScore1, used);
+      used = block.writeFloatLE(g.maxScore2, used);
+      used = block.writeUInt32LE(g.frames, used);
+      count++;
+    }
+    await writeAll(file, block.subarray(0, used));
+    return count;
+  } finally {
+    await file.close();
+  }
+}
+
+async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length; ) at += (await file.write(bytes, at, bytes.length - at)).bytesWritten;
+}
+
+/** Reads a file of writeConsensusRun back, group by group, in its order. */
+export class ConsensusRunReader {
+  private block = Buffer.alloc(0);
+  private at = 0;
+  private position = 0;
+  private ended = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly file: FileHandle,
+  ) {}
+
+  static async open(path: string): Promise<ConsensusRunReader> {
+    return new ConsensusRunReader(path, await open(path, 'r'));
+  }
+
+  /** The next group, or undefined at the end of the file. */
+  async next(): Promise<ChunkConsensus | undefined> {
+    if (!(await this.ensure(4))) return undefined;
+    const units = this.block.readUInt32LE(this.at);
+    if (!(await this.ensure(FIXED_BYTES + 2 * units))) throw new Error(`${this.path}: cut short inside a group`);
+    let at = this.at + 4;
+    const key = this.block.toString('utf16le', at, at + 2 * units);
+    at += 2 * units;
+    const maxScore1 = this.block.readFloatLE(at);
+    const maxScore2 = this.block.readFloatLE(at + 4);
+    const frames = this.block.readUInt32LE(at + 8);
+    this.at = at + 12;
+    return { key, isVirus: maxScore2 >= maxScore1, maxScore1, maxScore2, frames };
+  }
+
+  async close(): Promise<void> {
+    await this.file.close();
+  }
+
+  /** At least `bytes` unread bytes in the block, reading more as needed; false at a clean end of the file. */
+  private async ensure(bytes: number): Promise<boolean> {
+    while (this.block.length - this.at < bytes) {
+      if (this.ended) {
+        if (this.block.length === this.at) return false;
+        throw new Error(`${this.path}: cut short inside a group`);
+      }
+      const rest = this.block.subarray(this.at);
+      const next = Buffer.allocUnsafe(Math.max(READ_BYTES, bytes));
+      rest.copy(next);
+      const { bytesRead } = await this.file.read(next, rest.length, next.length - rest.length, this.position);
+      this.position += bytesRead;
+      if (bytesRead === 0) this.ended = true;
+      this.block = next.subarray(0, rest.length + bytesRead);
+      this.at = 0;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,162 @@
+// The consensus csv needs every chunk's maxima and lists them sorted by key, so its rows cannot be written as
+// records finish. Held in memory to the end, the maxima grew the main process by ~120 bytes a chunk, and sorting
+// them at the end by as much again (a 1.4M-frame run of reads: 53 MB before the csv, 160 MB while writing it).
+// Here they are gathered in memory up to `runChunks` chunks, then sorted and written to a scratch run file beside
+// the output (an external sort); at the end the runs are merged by the same code point order, a few at a time,
+// and groups of one key combined (frames of one chunk need not be adjacent: the same key can be in two runs).
+// Memory: one run's maxima plus a block per merged run, whatever the number of chunks. Run files have the atomic
+// writer's temporary names, so a killed run's leftovers are removed as its other temporary files are.
+
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tempPathFor } from '@virnucpro/atomic-file';
+import { ChunkMaxima, compareCodePoints, nanMax, type ChunkConsensus, type ConsensusKeyRule } from './consensus.js';
+import { ConsensusRunReader, writeConsensusRun } from './consensus-run-file.js';
+
+/** Chunks held in memory before they are written out as a sorted run (~12 MB of maxima). */
+export const DEFAULT_RUN_CHUNKS = 100_000;
+/** Runs merged at once (one open file and one 64 KiB block each); more are merged in passes. */
+const MERGE_FAN_IN = 32;
+
+/** A run size is a positive whole number of chunks (RangeError otherwise). */
+export function assertRunChunks(runChunks: number): void {
+  if (!(Number.isSafeInteger(runChunks) && runChunks > 0)) throw new RangeError(`consensus run size must be a positive integer, got ${runChunks}`);
+}
+
+export class SpilledChunkMaxima {
+  private current: ChunkMaxima;
+  private readonly runs: string[] = [];
+  private discarded = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly rule: ConsensusKeyRule = 'original',
+    private readonly runChunks = DEFAULT_RUN_CHUNKS,
+  ) {
+    assertRunChunks(runChunks);
+    this.current = new ChunkMaxima(rule);
+  }
+
+  add(id: string, score1: number, score2: number): void {
+    this.current.add(id, score1, score2);
+  }
+
+  /** True once the chunks in memory make a run: await `spill()`. */
+  get full(): boolean {
+    return this.current.size >= this.runChunks;
+  }
+
+  /** Writes the chunks in memory out as a sorted run and forgets them. */
+  async spill(): Promise<void> {
+    const path = tempPathFor(join(this.dir, 'consensus-run'));
+    this.runs.push(path);
+    await writeConsensusRun(path, this.current.sortedGroups());
+    this.current = new ChunkMaxima(this.rule);
+    // Discarded while the run was being written (a stopped run's cleanup does not wait for a batch in flight).
+    if (this.discarded) await this.discard();
+  }
+
+  /**
+   * Every chunk's group in key order (pandas' groupby order), one group a key; the run files are removed once
+   * read. Call once, after the last `add`.
+   */
+  async *sortedGroups(): AsyncIterableIterator<ChunkConsensus> {
+    if (this.runs.length === 0) {
+      yield* this.current.sortedGroups();
+      return;
+    }
+    if (this.current.size > 0) await this.spill();
+    while (this.runs.length > MERGE_FAN_IN) {
+      const some = this.runs.splice(0, MERGE_FAN_IN);
+      const path = tempPathFor(join(this.dir, 'consensus-run'));
+      this.runs.push(path);
+      await writeConsensusRun(path, mergeRuns(some));
+    }
+    yield* mergeRuns(this.runs.splice(0));
+  }
+
+  /** Removes every run file not yet merged (after a failure, or when the output is dropped). */
+  async discard(): Promise<void> {
+    this.discarded = true;
+    for (const path of this.runs.splice(0)) await unlink(path).catch(() => undefined);
+  }
+}
+
+/** The groups of sorted run files in key order, equal keys combined; each file is removed once read. */
+async function* mergeRuns(paths: readonly string[]): AsyncIterableIterator<ChunkConsensus> {
+  const readers: ConsensusRunReader[] = [];
+  try {
+    for (const path of paths) readers.push(await ConsensusRunReader.open(path));
+    const heads = new HeadHeap();
+    for (let r = 0; r < readers.length; r++) {
+      const group = await readers[r].next();
+      if (group) heads.push({ group, run: r });
+    }
+    let held: ChunkConsensus | undefined;
+    for (let head = heads.pop(); head; head = heads.pop()) {
+      const { group, run } = head;
+      if (held && held.key === group.key) held = combined(held, group);
+      else {
+        if (held) yield held;
+        held = group;
+      }
+      const next = await readers[run].next();
+      if (next) heads.push({ group: next, run });
+    }
+    if (held) yield held;
+  } finally {
+    for (const reader of readers) await reader.close().catch(() => undefined);
+    for (const path of paths) await unlink(path).catch(() => undefined);
+  }
+}
+
+/** One group from two of the same key: maxima over both (NaN skipped), frames added. */
+function combined(a: ChunkConsensus, b: ChunkConsensus): ChunkConsensus {
+  const maxScore1 = nanMax(a.maxScore1, b.maxScore1);
+  const maxScore2 = nanMax(a.maxScore2, b.maxScore2);
+  return { key: a.key, isVirus: maxScore2 >= maxScore1, maxScore1, maxScore2, frames: a.frames + b.frames };
+}
+
+interface Head {
+  group: ChunkConsensus;
+  run: number;
+}
+
+/** A binary min-heap of the runs' next groups, by key (code point order). */
+class HeadHeap {
+  private readonly items: Head[] = [];
+
+  push(head: Head): void {
+    const items = this.items;
+    let i = items.push(head) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!less(items[i], items[parent])) break;
+      [items[i], items[parent]] = [items[parent], items[i]];
+      i = parent;
+    }
+  }
+
+  pop(): Head | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    items[0] = last;
+    for (let i = 0; ; ) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < items.length && less(items[left], items[least])) least = left;
+      if (right < items.length && less(items[right], items[least])) least = right;
+      if (least === i) break;
+      [items[i], items[least]] = [items[least], items[i]];
+      i = least;
+    }
+    return top;
+  }
+}
+
+function less(a: Head, b: Head): boolean {
+  return compareCodePoints(a.group.key, b.group.key) < 0;
+}
