@@ -1,6 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { defaultModelsDir } from '../config/resolve-predict-options.js';
-import { checkModelsFolder } from '../download/check-models.js';
+import { existsSync } from 'node:fs';
+import { checkModelsFolder, passedCheckLine } from '../download/check-models.js';
+import { shellWord } from '../shell-word.js';
 import { downloadModels } from '../download/download-models.js';
 import { hfHubCache } from '../download/hf-cache.js';
 import { UsageError } from '../errors.js';
@@ -32,14 +34,19 @@ export const modelsCommand: CommandModule = {
     runCommand(async () => {
       const env = process.env;
       const reporter = createProgressReporter({ quiet: Boolean(args.quiet) });
-      const modelsDir = (args.dir as string | undefined) ?? (args['models-dir'] as string | undefined) ?? defaultModelsDir(env);
+      const named = (args.dir as string | undefined) ?? (args['models-dir'] as string | undefined);
+      const modelsDir = named ?? defaultModelsDir(env);
       if (args.action === 'check') {
         reporter.close();
+        if (!existsSync(modelsDir)) {
+          const download = `virnucpro models download${named === undefined ? '' : ` --models-dir ${shellWord(modelsDir)}`}`;
+          throw new UsageError(`${modelsDir}: no such folder${named === undefined ? ' (the default models folder)' : ''}; \`${download}\` fills it, or name the folder to check`);
+        }
         const check = await checkModelsFolder(modelsDir);
         for (const problem of check.problems.slice(0, -1)) console.error(`virnucpro: ${problem}`);
         const last = check.problems.at(-1);
         if (last) throw new UsageError(check.problems.length > 1 ? `${last} (${check.problems.length} problems)` : last);
-        console.error(`${modelsDir}: ${check.checked} files checked (${check.hashed} by sha256), every model complete`);
+        console.error(passedCheckLine(modelsDir, check));
         return;
       }
       const base = (args['base-url'] as string | undefined) ?? env.VIRNUCPRO_BASE_URL;

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, delimiter, dirname, join, sep } from 'node:path';
+import { shellWord } from '../shell-word.js';
 
 /** How this process was started: what a pasted command needs to start it again the same way. */
 export interface Invocation {
@@ -56,9 +57,4 @@ function sameFile(a: string | undefined, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A word as one shell word (quoted when it holds anything but safe characters). */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
