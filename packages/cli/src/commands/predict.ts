@@ -24,7 +24,7 @@ function yargsOption(spec: OptionSpec): Options {
   const type = spec.kind === 'boolean' ? 'boolean' : numeric ? 'number' : 'string';
   const shown = spec.default === undefined ? spec.defaultText : Array.isArray(spec.default) ? spec.default.join(',') : String(spec.default);
   // Not yargs' demandOption: the value may come from the config file, which yargs does not read.
-  const required = REQUIRED_OPTIONS.has(spec.key) ? ' [required]' : '';
+  const required = REQUIRED_OPTIONS.has(spec.key) ? ' [required: here or in --config]' : '';
   const alias = SHORT_FLAGS[spec.key];
   return {
     type,

@@ -30,7 +30,7 @@ export interface OptionSpec {
 
 export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'input', kind: 'path', description: `${INPUT_KINDS}; or give it as the positional argument` },
-  { key: 'out-dir', kind: 'path', description: 'output folder (refused if it holds results, unless --resume or --force)' },
+  { key: 'out-dir', kind: 'path', description: 'output folder (empty, unless --resume or --force)' },
   { key: 'model-type', kind: 'choice', choices: [300, 500], default: 500, description: 'which VirNucPro MLP to use; also sets --length' },
   { key: 'length', kind: 'choice', choices: [300, 500], defaultText: 'the --model-type', description: 'chunk length in bp' },
   { key: 'models-dir', kind: 'path', defaultText: '$VIRNUCPRO_MODELS_DIR or ~/.cache/virnucpro', description: 'folder filled by `virnucpro models download`' },
