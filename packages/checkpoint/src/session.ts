@@ -90,15 +90,18 @@ export class CheckpointSession {
     const previous = await readManifest(dir);
     const manifest = previous ?? newManifest(options.model, options.inputFingerprint, options.dim ?? null);
     if (previous) {
+      // --force would discard what the interrupted run kept: the way out that keeps it comes first.
+      const kept = previous.shards.reduce((sum, shard) => sum + shard.count, 0);
+      const startOver = `or --force to start over, which discards the ${kept} item(s) kept`;
       if (canonicalJson(previous.model) !== canonicalJson(options.model)) {
         const differences = describeIdentityDifferences(previous.model, options.model).map((line) => `  ${line}`);
         throw new CheckpointMismatchError(
-          [`cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):`, ...differences, 'use --force to start over'].join('\n'),
+          [`cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):`, ...differences, `resume with the interrupted run's models to keep its work, ${startOver}`].join('\n'),
         );
       }
       if (previous.inputFingerprint !== options.inputFingerprint) {
         throw new CheckpointMismatchError(
-          `cannot resume: the checkpoint in ${dir} was made for a different input (fingerprint ${previous.inputFingerprint}, now ${options.inputFingerprint}); use --force to start over`,
+          `cannot resume: the checkpoint in ${dir} was made for a different input (fingerprint ${previous.inputFingerprint}, now ${options.inputFingerprint}); resume with its input to keep its work, ${startOver}`,
         );
       }
       if (options.dim !== undefined && previous.dim !== null && previous.dim !== options.dim) {

@@ -116,7 +116,7 @@ describe('checkpoint shards and resume', () => {
     );
     // The refusal lists what differs, one line each, not the two identities as JSON.
     await expect(openCheckpoint({ dir, model: { ...MODEL, name: 'other' }, inputFingerprint: INPUT, resume: true })).rejects.toThrow(
-      `cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):\n  name: other vs the checkpoint's hash-model\nuse --force to start over`,
+      `cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):\n  name: other vs the checkpoint's hash-model\nresume with the interrupted run's models to keep its work, or --force to start over, which discards the 2 item(s) kept`, // the 2 items writeRun kept
     );
     await expect(openCheckpoint({ dir, model: MODEL, inputFingerprint: 'sha256:input-b', resume: true })).rejects.toThrow(/different input.*input-a.*input-b/);
     // Key order does not matter for the model identity.

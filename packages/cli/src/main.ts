@@ -20,6 +20,11 @@ function helpWidth(): number {
 
 /** Runs the virnucpro CLI with the given arguments (without node and script). */
 export async function main(argv: string[]): Promise<void> {
+  await cliParser(argv).parseAsync();
+}
+
+/** The whole command tree as one yargs parser of `argv` (tests render every command's help from it). */
+export function cliParser(argv: string[]): Argv {
   // A lone `-` (standard input) is mangled by yargs' parser into ""; it stands for /dev/stdin instead.
   argv = argv.map((arg) => (arg === '-' ? STDIN_PATH : arg));
   let parser = yargs(argv)
@@ -51,5 +56,5 @@ export async function main(argv: string[]): Promise<void> {
     console.error(`virnucpro: ${given}`);
     process.exit(ExitCode.badInput);
   });
-  await parser.parseAsync();
+  return parser;
 }

@@ -19,7 +19,8 @@ export function usageFailureLine(message: string, context: FailureContext): stri
   const text = message.trim();
   const unknown = /^Unknown arguments?: (.+)$/s.exec(text);
   if (unknown) {
-    const names = unknown[1].split(', ');
+    // yargs lists a misspelt `--model-typ` twice: as typed and as its camel-case twin `modelTyp`.
+    const names = unknown[1].split(', ').filter((name, _, all) => !(/[A-Z]/.test(name) && all.includes(kebabCase(name))));
     // Before any command matched, the first word is a misspelt command.
     if (context.commands.length === 0 && !names[0].startsWith('-') && !isOption(names[0], context.argv)) return unknownCommandLine(names[0], context.commandNames);
     return `${names.map((name) => unknownArgument(name, context)).join('; ')}; ${help}`;
@@ -35,6 +36,10 @@ export function usageFailureLine(message: string, context: FailureContext): stri
   const suggestion = /^Did you mean (\S+)\?$/.exec(text);
   if (suggestion) return `unknown ${context.commands.length ? `${context.commands.join(' ')} ` : ''}command '${unmatchedWord(context)}' (did you mean ${suggestion[1]}?); ${help}`;
   return `${text.replace(/\s*\n\s*/g, ' ')}; ${help}`;
+}
+
+function kebabCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** An unknown command name, with the closest command if one is near. */

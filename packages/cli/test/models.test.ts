@@ -1,5 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { runCli } from './cli-harness.js';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { bin, runCli } from './cli-harness.js';
 import { createServer, type Server, type IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -196,5 +198,24 @@ describe('virnucpro models download when the server cannot be reached', () => {
     ]);
     expect(readFileSync(join(modelsDir, 'mine.txt'), 'utf8')).toBe('x');
     expect(existsSync(join(modelsDir, 'esm2_t36_3B_UR50D'))).toBe(false);
+  });
+});
+
+describe('virnucpro models check: what it says when there is nothing to compare', () => {
+  const demo = join(fileURLToPath(new URL('../../../test-data/', import.meta.url)), 'demo-models');
+
+  it('a folder without manifest.json (the demo models): complete, but not "0 files checked"; the demo models named as such', () => {
+    const r = runCli(['models', 'check', demo]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toMatch(/0 files checked/);
+    expect(r.stderr).toMatch(/every model complete, but no file has a recorded size or hash to compare \(no manifest\.json; `virnucpro models download` writes one\); demo models with random weights/);
+  });
+
+  it('no folder: says so and how to fill it (the default folder, or the one named)', () => {
+    const missing = join(tmpdir(), 'vnp-no-models-here');
+    const byDefault = spawnSync(process.execPath, [bin, 'models', 'check'], { encoding: 'utf8', env: { ...process.env, VIRNUCPRO_MODELS_DIR: missing } });
+    expect([byDefault.status, byDefault.stderr]).toEqual([2, `virnucpro: ${missing}: no such folder (the default models folder); \`virnucpro models download\` fills it, or name the folder to check\n`]);
+    const named = runCli(['models', 'check', missing]);
+    expect([named.status, named.stderr]).toEqual([2, `virnucpro: ${missing}: no such folder; \`virnucpro models download --models-dir ${missing}\` fills it, or name the folder to check\n`]);
   });
 });

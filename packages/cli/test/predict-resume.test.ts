@@ -121,8 +121,9 @@ describe('virnucpro predict: interruption and resume', () => {
     expect(resumed.status, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/resuming: \d+ frames restored from \d+ checkpoint shard\(s\)/);
     const s = summary(out);
-    expect(s.resumedSequences).toBeGreaterThan(0);
-    expect(s.resumedSequences).toBeLessThan(frames);
+    expect(s.resumedFrames).toBeGreaterThan(0);
+    expect(s.resumedFrames).toBeLessThan(frames);
+    expect(s.resumedSequences).toBe(s.resumedFrames); // the first name of the count (it counts frames), kept for old readers
     expect(s.frames).toBe(frames);
     expectSameOutputs(out, reference); // also: no temp files of the killed run left behind
   });
@@ -164,11 +165,12 @@ describe('virnucpro predict: interruption and resume', () => {
     expect(lines).toContain("  esm.name: esm2-tiny vs the checkpoint's esm2-demo");
     expect(lines.slice(1, -1).every((l) => /^ {2}(esm|dnabert|mlp)\.(name|files): [^{[]+$/.test(l))).toBe(true);
     expect(lines).toContain("  mlp.name: mlp.pth vs the checkpoint's mixed.safetensors"); // scores depend on the MLP too
-    expect(lines.at(-1)).toBe('use --force to start over');
+    // --force is offered only as what it is: starting over, discarding the kept frames.
+    expect(lines.at(-1)).toBe(`resume with the interrupted run's models to keep its work, or --force to start over, which discards the ${manifest(out).shards.reduce((n, s) => n + s.count, 0)} item(s) kept`);
 
     const otherInput = spawnSync(process.execPath, [bin, 'predict', join(e2e, 'test_with_orfs', 'test_with_orfs.fa'), ...common, '--out-dir', out, '--resume'], { encoding: 'utf8' });
     expect(otherInput.status).toBe(2);
-    expect(otherInput.stderr).toMatch(/^virnucpro: cannot resume: the checkpoint in .* was made for a different input .*use --force to start over\n$/);
+    expect(otherInput.stderr).toMatch(/^virnucpro: cannot resume: the checkpoint in .* was made for a different input .*; resume with its input to keep its work, or --force to start over, which discards the \d+ item\(s\) kept\n$/);
 
     expect(readFileSync(join(out, '.checkpoints', 'manifest.json'), 'utf8')).toBe(before);
     expect(shardFiles(out).sort()).toEqual(shardFiles(interrupted).sort());
@@ -220,8 +222,34 @@ describe('virnucpro predict: interruption and resume', () => {
     expect(`${createHash('sha256').update(bytes).digest('hex')}`).toBe(shard.sha256.replace(/^sha256:/, ''));
     expect(listing(out)).toEqual(['.checkpoints']); // no partial output files
     // It says how much was kept and how to continue.
-    expect(stderr).toContain(`kept ${shard.count} of ${frames} frames in ${join(out, '.checkpoints')}; continue with the same models and options: virnucpro predict ${input} --out-dir ${out} --resume`);
+    // The command as it was started (the program, then every argument as given) plus --resume.
+    expect(stderr).toContain(`kept ${shard.count} of ${frames} frames in ${join(out, '.checkpoints')}; continue with the same models and options: `);
+    expect(stderr).toContain(` ${args(out, '--workers', '2', '--checkpoint-every', '100000').join(' ')} --resume\n`);
     await expectGone(workers);
+  });
+
+  it('SIGINT: the printed hint, pasted into a shell in the same folder, completes the run byte for byte', async () => {
+    // Paths relative to the repository (as the README's command gives them), an --out-dir that needs quoting,
+    // and --force, which the hint must leave out: with --resume it would be refused, and it discards kept work.
+    const repository = join(data, '..');
+    const out = join(tmp, "after ctrl-c's hint");
+    const given = ['predict', 'test-data/lambda_virus.fa', '--models-dir', 'test-data/demo-models', '--mlp', mixedMlp, '--backend', 'cpu', '--token-budget', '512', '--out-dir', out, '--checkpoint-every', '4', '--force'];
+    const child = spawn(process.execPath, [bin, ...given], { cwd: repository, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIRNUCPRO_PROGRESS_INTERVAL: '0' } });
+    const done = exited(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await until(() => Number([...stderr.matchAll(/predict: (\d+)\/\d+ frames/g)].pop()?.[1] ?? 0) >= 8, 'eight finished frames', child);
+    child.kill('SIGINT');
+    expect((await done).code).toBe(130);
+    expect(shardFiles(out).length).toBeGreaterThan(0);
+    const hint = /continue with the same models and options: (.+)$/m.exec(stderr)?.[1];
+    expect(hint, stderr).toBeDefined();
+    expect(hint).not.toMatch(/--force/);
+    const pasted = spawnSync('bash', ['-c', hint!], { cwd: repository, encoding: 'utf8' });
+    expect(pasted.status, pasted.stderr).toBe(0);
+    expect(pasted.stderr).toMatch(/resuming: \d+ frames restored/);
+    expectSameOutputs(out, reference);
+    expect(summary(out).resumedFrames).toBeGreaterThan(0);
   });
 
   it('SIGTERM while the models load: the folder the run created is removed, exit 143', async () => {

@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, testData } from './cli-harness.js';
+import { spawnSync } from 'node:child_process';
+import { bin, runCli, testData } from './cli-harness.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'prep-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -42,6 +43,16 @@ describe('virnucpro prep', () => {
       // never created: also fine
     }
     expect(left).toEqual([]);
+  });
+
+  it('reads standard input (-) as its --help says: the files of the same records given by name, stem "stdin"', () => {
+    const stem = 'test_with_orfs';
+    const out = join(tmp, 'from-stdin');
+    const run = spawnSync(process.execPath, [bin, 'prep', '-', '--out-dir', out, '--quiet'], { input: readFileSync(join(examples, `${stem}.fa`)), encoding: 'utf8' });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    for (const suffix of ['_chunked500.fa', '_identified_nucleotide.fa', '_identified_protein.faa']) {
+      expect(readFileSync(join(out, `stdin${suffix}`), 'utf8'), suffix).toBe(readFileSync(join(examples, stem + suffix), 'utf8'));
+    }
   });
 
   it('rejects a chunk length other than 300 or 500', () => {

@@ -7,6 +7,8 @@ import { runCli } from './cli-harness.js';
 describe('command-line mistakes', () => {
   it.each([
     [['predict', 'a.fa', '--lenght', '300', '--out-dir', 'o'], 'virnucpro: unknown option --lenght (did you mean --length?); see virnucpro predict --help'],
+    // yargs also lists the camel-case twin it made of a misspelt kebab-case option (modelTyp): one mistake, one word.
+    [['predict', 'a.fa', '--model-typ', '300', '--out-dir', 'o'], 'virnucpro: unknown option --model-typ (did you mean --model-type?); see virnucpro predict --help'],
     [['predict', 'a.fa', 'b.fa', '--out-dir', 'o'], "virnucpro: unexpected extra argument 'b.fa': predict reads one input file (several: concatenate them, e.g. cat a.fa b.fa | virnucpro predict -, or run one predict each); see virnucpro predict --help"],
     [['predict', 'a.fa', '--model-type', '400', '--out-dir', 'o'], 'virnucpro: --model-type 400 is not one of 300, 500; see virnucpro predict --help'],
     [['prep'], 'virnucpro: missing the input file; see virnucpro prep --help'],

@@ -13,7 +13,7 @@ export const esm2Descriptor: EmbeddingModelDescriptor = {
     unknown: {
       choices: ['error', 'unk'],
       default: 'error',
-      describe: 'characters outside the ESM alphabet: fail (fair-esm) or map each run to <unk> (Hugging Face)',
+      describe: 'characters outside the ESM alphabet: error (as fair-esm) or <unk> (as Hugging Face)',
     },
   },
   checkPath: (path) => (existsSync(path) ? undefined : `${path}: model not found (a checkpoint folder or file)`),

@@ -17,15 +17,16 @@ export const classifyCommand: CommandModule = {
   describe: 'Score merged DNABERT-S+ESM-2 features with the VirNucPro MLP and write the prediction files',
   builder: (y) =>
     y
-      .option('mlp', { type: 'string', demandOption: true, describe: 'VirNucPro MLP: the original whole-module .pth (300_model.pth / 500_model.pth) or a .safetensors with the same tensor names' })
-      .option('features', { type: 'string', demandOption: true, describe: "merged features: a VirNucPro merged .pt ({'ids', 'data'}) or a .safetensors with 'embeddings' [N, D] and metadata 'ids' (JSON array)" })
+      .option('mlp', { type: 'string', demandOption: true, describe: 'VirNucPro MLP: the original 300_model.pth / 500_model.pth, or a .safetensors' })
+      .option('features', { type: 'string', demandOption: true, describe: "merged features: a VirNucPro merged .pt, or a .safetensors of embed's layout" })
       .option('out-dir', { alias: 'o', type: 'string', demandOption: true, describe: 'directory for the output files (created if missing)' })
       .option('consensus-scores', { type: 'boolean', default: false, describe: 'add max_score_0/max_score_1 columns to the consensus csv' })
-      .option('key-rule', { choices: ['original', 'frame-suffix'] as const, default: 'original', describe: "consensus key: 'original' drops the last 2 characters of every id (VirNucPro); 'frame-suffix' only a trailing F1-F3/R1-R3" })
+      .option('key-rule', { choices: ['original', 'frame-suffix'] as const, default: 'original', describe: "consensus key: original drops an id's last 2 characters; frame-suffix only F1..R3" })
       .option('summary', { type: 'boolean', default: true, describe: 'write sequence_summary.tsv (--no-summary to skip)' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
       .epilogue(
         [
+          "--features: a VirNucPro merged .pt ({'ids', 'data'}) or a .safetensors with 'embeddings' [N, D] and the ids in its metadata.",
           'Writes into --out-dir:',
           '  prediction_results.txt               Sequence_ID, Prediction (virus|others), score1 (others), score2 (virus)',
           '  prediction_results_highestscore.csv  tab-separated: Modified_ID (chunk), Is_Virus (max score2 >= max score1)',

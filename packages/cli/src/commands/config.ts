@@ -14,7 +14,7 @@ export const configCommand: CommandModule = {
     y
       .positional('action', { choices: ['init', 'check'] as const, describe: 'init: write the default config; check: validate a config file' })
       .positional('file', { type: 'string', describe: 'config file (init: default virnucpro.yaml; "-" prints to stdout)' })
-      .option('force', { type: 'boolean', describe: 'init: overwrite an existing file' })
+      .option('force', { alias: 'f', type: 'boolean', describe: 'init: overwrite an existing file' })
       .example('$0 config init my-run.yaml', 'write every predict option with its default and description')
       .example('$0 config check my-run.yaml', 'report the first problem in my-run.yaml, or OK'),
   handler: (args) =>

@@ -17,7 +17,7 @@ export function convertModelCommand(model: OfferedModel): CommandModule {
       y
         .positional('src', { type: 'string', describe: help.src })
         .positional('dest', { type: 'string', describe: 'output folder (must not exist yet)' })
-        .option('quiet', { type: 'boolean', describe: 'no summary line' })
+        .option('quiet', { alias: 'q', type: 'boolean', describe: 'no summary line' })
         .epilogue(help.epilogue.join('\n'))
         .example(...help.example),
     handler: (args) =>

@@ -1,6 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { backendNames, checkPrecisionOption, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
+import { checkPrecisionOption, precisionChoices, type BackendChoice, type Precision } from '@virnucpro/compute';
+import { BACKENDS } from '../config/predict-options.js';
+import { BACKEND_HELP, PRECISION_DEFAULT, PRECISION_HELP, TOKEN_BUDGET_DEFAULT } from '../config/shared-option-help.js';
 import { UsageError, asUsage } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 
@@ -18,13 +20,13 @@ export function withEmbedOptions<T>(y: Argv<T>, texts: EmbedOptionTexts) {
     .option('model', { type: 'string', demandOption: true, describe: texts.model })
     .option('input', { type: 'string', demandOption: true, describe: texts.input })
     .option('output', { alias: 'o', type: 'string', demandOption: true, describe: texts.output })
-    .option('backend', { choices: [...backendNames, 'auto'] as const, default: 'auto', describe: 'tfjs backend' })
-    .option('precision', { choices: precisionChoices, describe: 'float precision: fp16, bf16 or fp8 only with --backend cuda [default: fp16 on cuda, fp32 elsewhere]; fp8 = FP8 linear layers (sm_89+), experimental: ~1.5× bf16 and ~1.9× compiled PyTorch fp16 on ESM-2 3B on an H100 (static scales from the weights, fast FP8 sums as TransformerEngine runs inference, biases corrected for the weight rounding on a fixed calibration set, the first ~1/9 of the blocks of each model in bf16) but less accurate (mean-embedding cosine to fp32 ≥ 0.999 vs bf16 ≥ 0.9999; labels changed with full-size random models: 0 of 2,987 frames at 300 bp, 0.94 % at 500 bp), see docs/usage.md' })
-    .option('threads', { type: 'number', describe: 'CPU threads for the model on the onednn backend (its GEMMs and every kernel between them) [default: every core]' })
-    .option('token-budget', { type: 'number', describe: `${texts.tokenBudget} [default: as predict's, from the backend: 16384 on cuda, 4096 elsewhere]` })
-    .option('window', { type: 'number', describe: 'records the packer may hold back to fill batches [default: 1024, or token budget / 16 if larger]' })
-    .option('truncate', { type: 'number', describe: 'embed only the first N characters of longer records (as fair-esm extract --truncation_seq_length) [default: whole records]' })
-    .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) here' })
+    .option('backend', { type: 'string', choices: BACKENDS, default: 'auto', describe: BACKEND_HELP })
+    .option('precision', { type: 'string', choices: precisionChoices, defaultDescription: PRECISION_DEFAULT, describe: PRECISION_HELP })
+    .option('threads', { type: 'number', defaultDescription: 'every core', describe: 'CPU threads of the model (onednn backend)' })
+    .option('token-budget', { type: 'number', defaultDescription: TOKEN_BUDGET_DEFAULT, describe: texts.tokenBudget })
+    .option('window', { type: 'number', defaultDescription: '1024, or token budget / 16 if larger', describe: 'records the packer may hold back to fill batches' })
+    .option('truncate', { type: 'number', defaultDescription: 'whole records', describe: 'embed only the first N characters of longer records' })
+    .option('summary', { type: 'string', describe: 'write a JSON run summary (throughput, packing efficiency) to this file' })
     .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite --output if it exists' })
     .option('quiet', { alias: 'q', type: 'boolean', describe: 'no log lines' });
 }

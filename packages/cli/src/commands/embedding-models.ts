@@ -1,6 +1,7 @@
 import { dnabertDescriptor, dnabertWeightFiles } from '@virnucpro/dnabert';
 import { esm2Descriptor } from '@virnucpro/esm2';
 import type { EmbeddingModelDescriptor } from '@virnucpro/ops';
+import { FIGURES_POINTER, INPUT_KINDS } from '../config/shared-option-help.js';
 
 /** The words the command line shows for a model: help texts and one example each. */
 export interface EmbeddingModelHelp {
@@ -27,15 +28,16 @@ export type OfferedModel = EmbeddingModelDescriptor & { readonly help: Embedding
 const esm2Help: EmbeddingModelHelp = {
   embed: {
     describe: 'Mean ESM-2 embeddings of protein FASTA records (VirNucPro protein features)',
-    model: 'ESM-2 checkpoint: HF folder, fair-esm .pt, .safetensors/.bin file, or a converted tfjs folder',
+    model: 'ESM-2 model: Hugging Face folder, .pt / .safetensors / .bin file or converted folder',
     input: 'protein FASTA (plain or gzip; - for standard input)',
     output: 'output .safetensors: float32 "embeddings" [N, dim], ids in __metadata__',
-    tokenBudget: 'tokens per packed batch (residues + BOS/EOS); VirNucPro used 2048',
+    tokenBudget: 'tokens per packed batch (residues + BOS/EOS; VirNucPro used 2048)',
+    epilogue: FIGURES_POINTER,
     example: '$0 embed esm2 --model esm2_t36_3B_UR50D --input proteins.faa --output esm.safetensors',
   },
   convert: {
     describe: 'Convert an ESM-2 checkpoint into a tfjs weights folder (model.json + shards) that loads fast',
-    src: 'ESM-2 checkpoint: Hugging Face folder, model.safetensors, pytorch_model.bin, fair-esm .pt, or a converted folder',
+    src: 'ESM-2 checkpoint: a Hugging Face folder, .safetensors, .bin, fair-esm .pt or a converted folder',
     epilogue: [
       'Keeps only the tensors the forward pass uses, under canonical names, with the config in model.json.',
       'DEST appears only when complete. Use it anywhere a model is asked for: `virnucpro embed esm2 --model DEST`.',
@@ -48,17 +50,18 @@ const esm2Help: EmbeddingModelHelp = {
 const dnabertHelp: EmbeddingModelHelp = {
   embed: {
     describe: 'Mean DNABERT-S embeddings of nucleotide FASTA records (VirNucPro nucleotide features)',
-    model: 'DNABERT-S / DNABERT-2 folder (config.json, tokenizer.json, weights) or a converted tfjs folder',
-    input: 'nucleotide FASTA (plain or gzip; - for standard input)',
+    model: 'DNABERT-S / DNABERT-2 folder (config.json, tokenizer.json, weights) or a converted one',
+    input: INPUT_KINDS,
     output: 'output .safetensors: float32 "embeddings" [N, hidden], ids in __metadata__',
     tokenBudget: 'tokens per packed batch (BPE tokens + [CLS]/[SEP])',
-    epilogue: 'Each vector is the mean of the last hidden state over all tokens, [CLS] and [SEP] included, as VirNucPro computes it.',
+    epilogue: `Each vector is the mean of the last hidden state over all tokens, [CLS] and [SEP] included, as VirNucPro computes it.\n${FIGURES_POINTER}`,
     example: '$0 embed dnabert --model DNABERT-S --input chunks_identified_nucleotide.fa --output dna.safetensors',
   },
   convert: {
     describe: 'Convert a DNABERT-S / DNABERT-2 model folder into a tfjs weights folder (model.json + shards) that loads fast',
-    src: `model folder: config.json, tokenizer.json and weights (first found of ${dnabertWeightFiles.join(', ')})`,
+    src: 'model folder: config.json, tokenizer.json and weights',
     epilogue: [
+      `SRC's weights: the first found of ${dnabertWeightFiles.join(', ')}.`,
       'Keeps the encoder tensors under canonical names (pooler and MLM head dropped) and writes config.json',
       'and the unchanged tokenizer.json beside model.json, so DEST is itself a model folder:',
       '`virnucpro embed dnabert --model DEST`. DEST appears only when complete.',

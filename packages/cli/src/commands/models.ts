@@ -1,6 +1,8 @@
 import type { CommandModule } from 'yargs';
 import { defaultModelsDir } from '../config/resolve-predict-options.js';
-import { checkModelsFolder } from '../download/check-models.js';
+import { existsSync } from 'node:fs';
+import { checkModelsFolder, passedCheckLine } from '../download/check-models.js';
+import { shellWord } from '../shell-word.js';
 import { downloadModels } from '../download/download-models.js';
 import { hfHubCache } from '../download/hf-cache.js';
 import { UsageError } from '../errors.js';
@@ -15,13 +17,13 @@ export const modelsCommand: CommandModule = {
     y
       .positional('action', { choices: ['download', 'check'] as const, describe: 'download: fetch (or reuse from the Hugging Face cache); check: verify sizes and hashes' })
       .positional('dir', { type: 'string', describe: 'the models folder (same as --models-dir)' })
-      .option('models-dir', { type: 'string', describe: 'the models folder (default: $VIRNUCPRO_MODELS_DIR or ~/.cache/virnucpro)' })
+      .option('models-dir', { type: 'string', defaultDescription: '$VIRNUCPRO_MODELS_DIR or ~/.cache/virnucpro', describe: 'the models folder' })
       .option('esm-size', { choices: ESM_SIZES, default: '3B' as EsmSize, describe: 'ESM-2 checkpoint (VirNucPro uses 3B)' })
       .option('only', { type: 'array', choices: ['esm', 'dnabert', 'mlp'], describe: 'fetch only these groups' })
-      .option('base-url', { type: 'string', describe: 'mirror serving both the Hugging Face (<repo>/resolve/main/<file>) and GitHub (<repo>/raw/main/<file>) layouts' })
-      .option('hf-base-url', { type: 'string', describe: 'Hugging Face mirror (default: $HF_ENDPOINT or https://huggingface.co)' })
-      .option('github-base-url', { type: 'string', describe: 'GitHub mirror for the MLPs (default: $VIRNUCPRO_GITHUB_BASE_URL or https://github.com)' })
-      .option('hf-cache', { type: 'boolean', default: true, describe: 'reuse ESM-2 / DNABERT-S already in the Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub); --no-hf-cache downloads anyway' })
+      .option('base-url', { type: 'string', describe: 'one mirror of both Hugging Face (/resolve/main/) and GitHub (/raw/main/) files' })
+      .option('hf-base-url', { type: 'string', defaultDescription: '$HF_ENDPOINT or https://huggingface.co', describe: 'Hugging Face mirror' })
+      .option('github-base-url', { type: 'string', defaultDescription: '$VIRNUCPRO_GITHUB_BASE_URL or https://github.com', describe: 'GitHub mirror for the MLPs' })
+      .option('hf-cache', { type: 'boolean', default: true, describe: 'reuse models in the Hugging Face cache; --no-hf-cache downloads anyway' })
       .option('verify', { type: 'boolean', describe: 're-hash files already present against manifest.json' })
       .option('ignore-known-hashes', { type: 'boolean', describe: 'do not check the built-in sizes/hashes (upstream changed a file)' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'no progress output' })
@@ -32,14 +34,19 @@ export const modelsCommand: CommandModule = {
     runCommand(async () => {
       const env = process.env;
       const reporter = createProgressReporter({ quiet: Boolean(args.quiet) });
-      const modelsDir = (args.dir as string | undefined) ?? (args['models-dir'] as string | undefined) ?? defaultModelsDir(env);
+      const named = (args.dir as string | undefined) ?? (args['models-dir'] as string | undefined);
+      const modelsDir = named ?? defaultModelsDir(env);
       if (args.action === 'check') {
         reporter.close();
+        if (!existsSync(modelsDir)) {
+          const download = `virnucpro models download${named === undefined ? '' : ` --models-dir ${shellWord(modelsDir)}`}`;
+          throw new UsageError(`${modelsDir}: no such folder${named === undefined ? ' (the default models folder)' : ''}; \`${download}\` fills it, or name the folder to check`);
+        }
         const check = await checkModelsFolder(modelsDir);
         for (const problem of check.problems.slice(0, -1)) console.error(`virnucpro: ${problem}`);
         const last = check.problems.at(-1);
         if (last) throw new UsageError(check.problems.length > 1 ? `${last} (${check.problems.length} problems)` : last);
-        console.error(`${modelsDir}: ${check.checked} files checked (${check.hashed} by sha256), every model complete`);
+        console.error(passedCheckLine(modelsDir, check));
         return;
       }
       const base = (args['base-url'] as string | undefined) ?? env.VIRNUCPRO_BASE_URL;

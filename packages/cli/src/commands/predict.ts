@@ -1,6 +1,7 @@
 import type { CommandModule, Options } from 'yargs';
 import { PREDICT_OPTIONS, type OptionSpec } from '../config/predict-options.js';
 import { resolvePredictOptions } from '../config/resolve-predict-options.js';
+import { FIGURES_POINTER, INPUT_KINDS } from '../config/shared-option-help.js';
 import { runPredict } from '../pipeline/run-predict.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
 import { writeReportAfterRun } from './report.js';
@@ -18,14 +19,21 @@ function progressIntervalSeconds(env: NodeJS.ProcessEnv): number | undefined {
 // Flags carry no yargs defaults: defaults are applied by resolvePredictOptions, after the config file, so
 // an untyped flag never overrides a config value.
 function yargsOption(spec: OptionSpec): Options {
-  // Integers reach coerceOption as typed (yargs' number type turns 'abc' into NaN, shown as "got null").
-  const numeric = spec.kind === 'choice' && typeof spec.choices?.[0] === 'number';
+  // Numbers show as [number], as in every other command; a typed word that is no number reaches coerceOption as NaN.
+  const numeric = spec.kind === 'integer' || spec.kind === 'number' || (spec.kind === 'choice' && typeof spec.choices?.[0] === 'number');
   const type = spec.kind === 'boolean' ? 'boolean' : numeric ? 'number' : 'string';
-  const shown = spec.default === undefined ? '' : ` [default: ${Array.isArray(spec.default) ? spec.default.join(',') : spec.default}]`;
+  const shown = spec.default === undefined ? spec.defaultText : Array.isArray(spec.default) ? spec.default.join(',') : String(spec.default);
   // Not yargs' demandOption: the value may come from the config file, which yargs does not read.
-  const required = REQUIRED_OPTIONS.has(spec.key) ? ` [required: here, or ${spec.key}: in --config]` : '';
+  const required = REQUIRED_OPTIONS.has(spec.key) ? ' [required: here or in --config]' : '';
   const alias = SHORT_FLAGS[spec.key];
-  return { type, describe: spec.description + shown + required, choices: spec.choices as Options['choices'], requiresArg: type !== 'boolean', ...(alias ? { alias } : {}) };
+  return {
+    type,
+    describe: spec.description + required,
+    choices: spec.choices as Options['choices'],
+    requiresArg: type !== 'boolean',
+    ...(shown === undefined ? {} : { defaultDescription: shown }),
+    ...(alias ? { alias } : {}),
+  };
 }
 
 /** The short flags every command shares (prep, embed, merge, classify take the same letters). */
@@ -38,14 +46,14 @@ export const predictCommand: CommandModule = {
   command: 'predict [input]',
   describe: 'Find viral sequences: FASTA → chunks → six frames → DNABERT-S + ESM-2 → MLP → per-chunk calls',
   builder: (y) => {
-    let parser = y.positional('input', { type: 'string', describe: 'DNA FASTA file (plain or gzip; - for standard input)' });
+    let parser = y.positional('input', { type: 'string', describe: INPUT_KINDS });
     for (const spec of PREDICT_OPTIONS) if (spec.key !== 'input') parser = parser.option(spec.key, yargsOption(spec));
     return parser
       .example('$0 predict reads.fa --out-dir results', 'ESM-2 3B + DNABERT-S + 500 bp MLP from ~/.cache/virnucpro')
       .example('$0 predict reads.fa --model-type 300 --out-dir r300 --backend cuda --devices 0,1', 'two NVIDIA GPUs, one worker each')
       .example('$0 predict reads.fa --out-dir results --resume', 'continue an interrupted run')
       .example('$0 predict --config run.yaml', 'every option from a YAML file (see `virnucpro config init`)')
-      .epilogue('Exit codes: 0 done, 1 error, 2 bad input or options, 130 interrupted (SIGINT), 143 terminated (SIGTERM). See docs/usage.md.');
+      .epilogue(`Exit codes: 0 done, 1 error, 2 bad input or options, 130 interrupted (SIGINT), 143 terminated (SIGTERM). See docs/usage.md.\n${FIGURES_POINTER}`);
   },
   handler: (args) =>
     runCommand(async () => {

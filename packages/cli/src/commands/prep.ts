@@ -7,6 +7,8 @@ import { outDirError } from '../fs/out-dir-error.js';
 import { plural } from '../progress/plural.js';
 import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
+import { INPUT_KINDS } from '../config/shared-option-help.js';
+import { openInputFile, renameInputInError } from '../fs/input-source.js';
 
 
 /**
@@ -18,15 +20,16 @@ export const prepCommand: CommandModule = {
   describe: 'Chunk a DNA FASTA file and keep every stop-free six-frame translation (the chunking and translation of predict)',
   builder: (y) =>
     y
-      .positional('input', { type: 'string', describe: 'DNA FASTA file (plain, gzip or BGZF)' })
+      .positional('input', { type: 'string', describe: INPUT_KINDS })
       .option('length', {
         alias: ['l', 'expected-length'],
+        type: 'number',
         choices: [300, 500],
         default: 500,
         describe: 'chunk length in bases (match the VirNucPro model: 300 or 500)',
       })
       .option('out-dir', { alias: 'o', type: 'string', default: '.', describe: 'directory for the output files (created if missing)' })
-      .option('min-length', { type: 'string', describe: 'skip records shorter than this many bases (counted) [default: none, as the original]' })
+      .option('min-length', { type: 'number', requiresArg: true, defaultDescription: 'none, as the original', describe: 'skip records shorter than this many bases (counted)' })
       .option('force', { alias: 'f', type: 'boolean', default: false, describe: 'overwrite output files that already exist' })
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
       .epilogue(
@@ -45,10 +48,10 @@ export const prepCommand: CommandModule = {
       const chunkSize = Number(args.length);
       const outDir = resolve(args['out-dir'] as string);
       const quiet = Boolean(args.quiet);
-      const typed = args['min-length'] as string | undefined; // text, so a bad value is quoted as typed
-      const minLength = typed === undefined ? undefined : Number(typed);
-      if (typed !== undefined && !(/^\s*\d+\s*$/.test(typed) && minLength! >= 1)) {
-        throw new UsageError(`--min-length: expected a whole number of at least 1, got ${JSON.stringify(typed)}`);
+      const minLength = args['min-length'] as number | undefined;
+      if (minLength !== undefined && !(Number.isInteger(minLength) && minLength >= 1)) {
+        // NaN: yargs' number type turned a word into it.
+        throw new UsageError(`--min-length: expected a whole number of at least 1, got ${Number.isNaN(minLength) ? 'a value that is not a number' : JSON.stringify(String(minLength))}`);
       }
       // The overwrite rule of every command: existing results stay unless --force.
       const existing = Object.values(prepOutputPaths(outDir, inputStem(input), chunkSize)).filter((path) => existsSync(path));
@@ -61,7 +64,7 @@ export const prepCommand: CommandModule = {
       const started = Date.now();
       await interruptibly(async (signal) => {
         try {
-          const summary = await prepFasta(input, {
+          const summary = await prepInput(input, {
             chunkSize,
             outDir,
             signal,
@@ -89,6 +92,17 @@ export const prepCommand: CommandModule = {
     }),
 };
 
+/** prepFasta on the input as given: standard input (`-`) is first copied to a file, named `stdin` in outputs and messages as `-`. */
+async function prepInput(input: string, options: Parameters<typeof prepFasta>[1]) {
+  const file = await openInputFile(input);
+  try {
+    return await prepFasta(file.path, { stem: inputStem(input), ...options });
+  } catch (err) {
+    throw renameInputInError(err, file);
+  } finally {
+    await file.dispose();
+  }
+}
 
 /** One self-overwriting stderr line with counts and rates, redrawn at most 4 times a second. */
 class TtyProgressLine {

@@ -7,7 +7,9 @@ import type { OptionSpec } from './predict-options.js';
  */
 export function coerceOption(spec: OptionSpec, raw: unknown, where: string): string | number | boolean | string[] {
   const fail = (expected: string): never => {
-    throw new UsageError(`${where}: expected ${expected}, got ${JSON.stringify(raw)}`);
+    // NaN: yargs' number type turned a word into it, and the word itself is lost (JSON would print null).
+    const given = Number.isNaN(raw) ? 'a value that is not a number' : JSON.stringify(raw);
+    throw new UsageError(`${where}: expected ${expected}, got ${given}`);
   };
   switch (spec.kind) {
     case 'string':

@@ -8,6 +8,7 @@ import { hasWeights } from './hf-cache.js';
 import { LocalManifest } from './local-manifest.js';
 import { KNOWN_FILES } from './model-catalog.js';
 import { readModelsIndex } from './models-index.js';
+import { DEMO_MODELS_MARKER } from '../pipeline/resolve-models.js';
 
 export interface ModelsCheck {
   /** Files whose size (and sha256, where one is known) was compared. */
@@ -16,6 +17,13 @@ export interface ModelsCheck {
   hashed: number;
   /** One line per problem, each naming its file. */
   problems: string[];
+}
+
+/** The line a passed check prints: what was compared, or that nothing could be (a folder not made by a download). */
+export function passedCheckLine(dir: string, check: ModelsCheck): string {
+  const demo = existsSync(join(dir, DEMO_MODELS_MARKER)) ? '; demo models with random weights: their calls mean nothing' : '';
+  if (check.checked === 0) return `${dir}: every model complete, but no file has a recorded size or hash to compare (no manifest.json; \`virnucpro models download\` writes one)${demo}`;
+  return `${dir}: ${check.checked} files checked (${check.hashed} by sha256), every model complete${demo}`;
 }
 
 export async function checkModelsFolder(dir: string, knownFiles = KNOWN_FILES): Promise<ModelsCheck> {

@@ -7,7 +7,7 @@ export interface MergedRunSummary extends Omit<RunSummary, 'shard' | 'workerStat
   merged: {
     inputFingerprint: string;
     /** Each shard as it ran: folder, part, what it did and how long it took. */
-    shards: { shard: string; dir: string; sequences: number; chunks: number; frames: number; bases: number; startedAt: string; finishedAt: string; totalSeconds: number; resumedSequences: number }[];
+    shards: { shard: string; dir: string; sequences: number; chunks: number; frames: number; bases: number; startedAt: string; finishedAt: string; totalSeconds: number; resumedFrames: number; resumedSequences: number }[];
   };
 }
 
@@ -44,7 +44,8 @@ export function mergedRunSummary(set: ShardSet): MergedRunSummary {
     ...(first.minLength !== undefined ? { minLength: first.minLength, skippedSequences: sum((r) => r.skippedSequences ?? 0) } : {}),
     chunks: sum((r) => r.chunks),
     frames,
-    resumedSequences: sum((r) => r.resumedSequences),
+    resumedFrames: sum(resumedFrames),
+    resumedSequences: sum(resumedFrames),
     tokens,
     batches,
     tokenBudget: first.tokenBudget,
@@ -73,8 +74,14 @@ export function mergedRunSummary(set: ShardSet): MergedRunSummary {
         startedAt: r.startedAt,
         finishedAt: r.finishedAt,
         totalSeconds: r.totalSeconds,
-        resumedSequences: r.resumedSequences,
+        resumedFrames: resumedFrames(r),
+        resumedSequences: resumedFrames(r),
       })),
     },
   };
+}
+
+/** A shard's restored frames: resumedFrames, or resumedSequences in a summary written before that name. */
+function resumedFrames(run: RunSummary): number {
+  return (run as Partial<RunSummary>).resumedFrames ?? run.resumedSequences;
 }

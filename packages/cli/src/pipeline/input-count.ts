@@ -18,9 +18,18 @@ export interface FrameCounts {
   /** Records more than MOSTLY_N_SHARE of whose bases are N, and the first few of them for a warning. */
   mostlyN: number;
   mostlyNExamples: string[];
+  /** Records of this run shorter than SHORT_RECORD_BASES (and not skipped), and the first few of them for a warning. */
+  short: number;
+  shortExamples: string[];
   /** The whole input's identity for --resume (input-fingerprint.ts), every record of it, selected or not. */
   fingerprint: string;
 }
+
+/**
+ * Records shorter than this are scored, as the original scores them, but with a warning: their frames are a few
+ * codons long, against the 300 and 500 bp chunks the MLPs were trained on.
+ */
+export const SHORT_RECORD_BASES = 50;
 
 export interface CountOptions {
   /** The input rules; they see every record, selected or not, so each part of a sharded run refuses a bad input as the whole run would. */
@@ -38,7 +47,7 @@ export interface CountOptions {
  */
 export async function countFrames(input: string, chunkLength: number, options: CountOptions = {}): Promise<FrameCounts> {
   const { check, select, minLength = 0 } = options;
-  const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0, skipped: 0, mostlyN: 0, mostlyNExamples: [], fingerprint: '' };
+  const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0, skipped: 0, mostlyN: 0, mostlyNExamples: [], short: 0, shortExamples: [], fingerprint: '' };
   const fingerprint = new InputFingerprint();
   let recordIndex = -1;
   for await (const record of readFasta(input)) {
@@ -60,6 +69,10 @@ export async function countFrames(input: string, chunkLength: number, options: C
     if (length < minLength) {
       counts.skipped++;
       continue;
+    }
+    if (length < SHORT_RECORD_BASES) {
+      counts.short++;
+      if (counts.shortExamples.length < 3) counts.shortExamples.push(`'${record.id}' ${length} bp`);
     }
     for (const chunk of chunkRecord(record, chunkLength)) {
       counts.chunks++;

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { onTerminationSignal } from '../termination-signal.js';
+import { resumeCommand } from './resume-command.js';
 
 /** Where a run's checkpoint shards go, inside its output folder. */
 export const CHECKPOINT_DIR = '.checkpoints';
@@ -41,15 +42,9 @@ export function stopDuringTheRun(
   );
 }
 
-/** What a stopped run kept, and the command that continues it. */
+/** What a stopped run kept, and the command that continues it (this process's, less --force, plus --resume). */
 function stoppedLine(kept: number, total: number, inputName: string, outDir: string): string {
   if (kept === 0) return 'no frame was finished, so nothing was kept';
-  const input = inputName === '-' ? '- (the same input on standard input)' : shellWord(inputName);
-  return `kept ${kept.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} frames in ${join(outDir, CHECKPOINT_DIR)}; ` +
-    `continue with the same models and options: virnucpro predict ${input} --out-dir ${shellWord(outDir)} --resume`;
-}
-
-/** A path as one shell word (quoted when it holds anything but safe characters). */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  const how = inputName === '-' ? 'with the same input on standard input' : 'with the same models and options';
+  return `kept ${kept.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} frames in ${join(outDir, CHECKPOINT_DIR)}; continue ${how}: ${resumeCommand()}`;
 }

@@ -25,6 +25,9 @@ export interface RunSummary {
   sequences: number;
   chunks: number;
   frames: number;
+  /** Frames whose features came from checkpoint shards instead of being computed. */
+  resumedFrames: number;
+  /** The same count under its first name (it always counted frames), kept for readers of older summaries. */
   resumedSequences: number;
   tokens: { esm: number; dnabert: number };
   batches: number;
@@ -90,6 +93,7 @@ export class RunSummaryBuilder {
   sequences = 0;
   chunks = 0;
   frames = 0;
+  /** Frames restored from the checkpoint (written to run_summary.json as resumedFrames and resumedSequences). */
   resumedSequences = 0;
   esmTokens = 0;
   dnabertTokens = 0;
@@ -185,6 +189,7 @@ export class RunSummaryBuilder {
       sequences: this.sequences,
       chunks: this.chunks,
       frames: this.frames,
+      resumedFrames: this.resumedSequences,
       resumedSequences: this.resumedSequences,
       tokens: { esm: this.esmTokens, dnabert: this.dnabertTokens },
       batches: this.batches,
