@@ -7,6 +7,8 @@
 # There: source .device/on-device.sh && bash tools/device/run-scaling.sh FRAMES PRECISION RUN...
 #        RUN is NAME=BUNDLE:DEVICES[:KILL_AFTER_S], e.g. two=.bundle:0,1 one=.bundle:0 base=.bundle-base:0 killed=.bundle:0,1:45
 #        (KILL_AFTER_S: one worker process is SIGKILLed that many seconds into the run; the pool restarts it).
+#        RUN_LIMIT_S stops a run after that many seconds (a build that collapses need not finish to show why).
+#        A bundle given as DIR.tar.xz is unpacked to DIR first (what travels is limited to 64 MiB).
 # Everything goes to $OUT/scaling-FRAMES-PRECISION.tgz; the summary lines to stdout.
 set -uo pipefail
 frames=$1; precision=$2; shift 2
@@ -20,13 +22,14 @@ reads=/tmp/reads-$frames.fa
 first=""
 for run in "$@"; do
   name=${run%%=*}; spec=${run#*=}; bundle=${spec%%:*}; rest=${spec#*:}; devices=${rest%%:*}; kill_after=""; [ "$rest" != "$devices" ] && kill_after=${rest#*:}
+  case $bundle in *.tar.xz) dir=${bundle%.tar.xz}; [ -d "$dir" ] || { mkdir -p "$dir" && tar xJf "$bundle" -C "$dir"; }; bundle=$dir ;; esac
   mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
   cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
   dir=$work/$name; mkdir -p "$dir"; rm -rf "/tmp/out-$name"
   nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -l 1 > "$dir/gpu.csv" &
   smi=$!
   t0=$(date +%s%N)
-  node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
+  timeout "${RUN_LIMIT_S:-0}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
     --token-budget 32768 --devices "$devices" --out-dir "/tmp/out-$name" --quiet > "$dir/stdout.txt" 2> "$dir/stderr.txt" &
   main=$!
   ( sleep 3; top -b -H -d 5 -w 180 -p "$main" > "$dir/top-main.txt" ) &
