@@ -5,6 +5,7 @@
 # Here/there: as run-scaling.sh (bundle, .device); There: bash tools/device/run-kill-resume.sh FRAMES PRECISION KILL_S
 set -uo pipefail
 frames=$1; precision=$2; kill_s=$3
+export frames precision
 work=/tmp/kill-resume; rm -rf "$work"; mkdir -p "$work"
 trap 'tar czf "${OUT:-/tmp}/kill-resume-$frames-$precision.tgz" -C "$work" . 2>/dev/null' EXIT
 export VIRNUCPRO_CUDA_CACHE=${VIRNUCPRO_CUDA_CACHE:-/tmp/vnp-cuda-cache}
