@@ -18,7 +18,9 @@ same() {
 }
 rm -rf /tmp/kr-*
 t0=$(date +%s); v --out-dir /tmp/kr-ref 2> "$work/ref.err"; echo "undisturbed: rc=$? $(( $(date +%s) - t0 )) s" | tee -a "$work/summary.txt"
-v --out-dir /tmp/kr-worker 2> "$work/worker.err" & main=$!
+# The CLI started directly in the background ($! is its pid, not a subshell's), so that its children are the workers.
+node .bundle/virnucpro-entry.mjs predict "/tmp/reads-$frames.fa" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" --devices 0 --workers 2 \
+  --checkpoint-every 5000 --out-dir /tmp/kr-worker 2> "$work/worker.err" & main=$!
 sleep "$kill_s"; victim=$(pgrep -P "$main" | head -1); kill -9 "$victim"; wait "$main"; rc=$?
 echo "a worker (pid $victim) SIGKILLed at ${kill_s} s: rc=$rc, identical: $(same /tmp/kr-worker); $(grep -c 'warning' "$work/worker.err") warning line(s)" | tee -a "$work/summary.txt"
 setsid bash -c "$(declare -f v); v --out-dir /tmp/kr-killed" 2> "$work/killed.err" & group=$!
