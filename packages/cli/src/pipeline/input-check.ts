@@ -1,21 +1,22 @@
 import type { FastaRecord } from '@virnucpro/fasta-stream';
-import { recordHeaderLine } from '@virnucpro/fasta-stream';
+import { readFasta, recordHeaderLine } from '@virnucpro/fasta-stream';
 import { UsageError } from '../errors.js';
 import { nonNucleotideCount, nonNucleotideExamples } from './nucleotide-codes.js';
+import { RecordIdSet } from './record-id-set.js';
 
 /** Share of a record's sequence characters that may lie outside the nucleotide codes before it is refused. */
 export const MAX_NON_NUCLEOTIDE_SHARE = 0.1;
 
 /**
  * The per-record input rules of `virnucpro predict`, applied while the input is read (one record at a time; only
- * the ids seen so far are kept, for the duplicate check):
+ * the ids seen so far are kept, as hashes, for the duplicate check — record-id-set.ts — until `finish()`):
  * - a record more than 10% of whose sequence characters are not nucleotide codes (ACGTUN or IUPAC RYSWKMBDHV,
  *   either case) is not DNA (a protein FASTA has ~35% E, F, I, L, P, Q alone): refused unless `allowNonDna`;
  * - a record id seen before is refused (per-sequence results would merge), naming both header lines.
  * Refusals are UsageErrors (exit 2) naming the file (`name`) and the line of the record's header.
  */
 export class InputCheck {
-  private readonly seen = new Map<string, number>();
+  private seen: RecordIdSet | undefined = new RecordIdSet();
 
   constructor(
     private readonly path: string,
@@ -25,15 +26,14 @@ export class InputCheck {
 
   /** Checks the `number`-th record (1-based). Resolves at once unless the record is refused. */
   async record(record: FastaRecord, number: number): Promise<void> {
-    const first = this.seen.get(record.id);
-    if (first !== undefined) {
+    const first = this.seen?.addOrFind(record.id, number);
+    if (first !== undefined && (await idOfRecord(this.path, first)) === record.id) {
       const [a, b] = await Promise.all([recordHeaderLine(this.path, first), recordHeaderLine(this.path, number)]);
       throw new UsageError(
         `${this.name}: record id '${record.id}' appears twice (${a && b ? `lines ${a} and ${b}` : `records #${first} and #${number}`}); ` +
           'per-sequence results would be merged: make the ids unique (the id is the header up to the first space)',
       );
     }
-    this.seen.set(record.id, number);
     if (this.allowNonDna) return;
     const sequence = record.sequence;
     const outside = nonNucleotideCount(sequence);
@@ -47,4 +47,16 @@ export class InputCheck {
       );
     }
   }
+
+  /** Every record was seen: the ids' hashes go. */
+  finish(): void {
+    this.seen = undefined;
+  }
+}
+
+/** The id of the `number`-th record (1-based): read again, only when a hash says it may be a duplicate. */
+async function idOfRecord(path: string, number: number): Promise<string | undefined> {
+  let n = 0;
+  for await (const record of readFasta(path)) if (++n === number) return record.id;
+  return undefined;
 }

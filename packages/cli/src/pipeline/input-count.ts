@@ -82,6 +82,7 @@ export async function countFrames(input: string, chunkLength: number, options: C
       }
     }
   }
+  check?.finish();
   counts.fingerprint = fingerprint.digest();
   return counts;
 }
