@@ -87,7 +87,11 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
   const stats: RunStats = { read: 0, embedded: 0, resumedSequences: 0, delivered: 0, maxOutstanding: 0 };
   let inPool = 0;
   const readAhead = new CounterGate(() => stats.read - stats.delivered - inPool, maxReadAhead);
-  const bothOpen = allGates(pool.gate, readAhead);
+  // Shard writes under way: reading waits while more than one is, so results never pile up behind a slow disk
+  // (a host that outruns its checkpoint held 330K results waiting for theirs: memory grew with the input).
+  let shardWrites = 0;
+  const checkpointWrites = new CounterGate(() => shardWrites, 2);
+  const bothOpen = allGates(pool.gate, readAhead, checkpointWrites);
   const flushWindow$ = new Subject<void>();
   // Every item read is held in the packing window, in the pool, embedded, or restored.
   const held = () => stats.read - inPool - stats.embedded - stats.resumedSequences;
@@ -147,7 +151,15 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
             // Handed over now, before the result can be delivered: a checkpoint flush (e.g. on a signal) then
             // holds every result the consumer has seen. Only a shard write it starts is waited for, in order.
             const writing = checkpoint.append({ index: packItem.index, id: idOf(packItem.value, packItem.index), vector });
-            if (writing) checkpointChain = checkpointChain.then(() => writing);
+            if (writing) {
+              checkpointChain = checkpointChain.then(() => writing);
+              shardWrites++;
+              const written = () => {
+                shardWrites--;
+                checkpointWrites.changed();
+              };
+              writing.then(written, written);
+            }
           }
           subscriber.next({ index: packItem.index, item: packItem.value, vector, restored: false });
         });
