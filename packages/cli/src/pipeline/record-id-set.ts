@@ -1,5 +1,5 @@
 /**
- * The record ids seen so far, for the duplicate-id check, in 12 bytes a record at most load (typed arrays, open
+ * The record ids seen so far, for the duplicate-id check, in 16–32 bytes a record (typed arrays filled to at most three quarters, open
  * addressing on a 64-bit hash of the id): a Map of the ids themselves held ~100 bytes a record, and each id a slice
  * of the block it was read from (1.3 M reads of 150 bp: ~110 MB). A hash is not the id: a match is a duplicate only
  * once the caller has compared the ids (a false match among 10^8 ids has a chance of ~3·10^-4).
@@ -21,7 +21,7 @@ export class RecordIdSet {
         this.low[slot] = low;
         this.high[slot] = high;
         this.records[slot] = record;
-        if (++this.size * 2 > this.records.length) this.grow();
+        if (++this.size * 4 > this.records.length * 3) this.grow();
         return undefined;
       }
       if (this.low[slot] === low && this.high[slot] === high) return seen;
