@@ -3,12 +3,14 @@
 // and the worker says which feature size it scores.
 import { describe, expect, it } from 'vitest';
 import { MlpClassifier, ThreadedMlp } from '@virnucpro/consensus';
-import type { TensorData } from '@virnucpro/weights';
 import { featuresModel, type SequenceEmbedder } from '../src/features-model.js';
 import type { FrameItem } from '../src/frame-item.js';
 import { SCORE_DIM, scoringModel } from '../src/scoring-model.js';
 
 /** A deterministic embedder: each value from the sequence and the position alone (no batch effects). */
+/** A state dict's tensor, as MlpClassifier.fromStateDict takes it. */
+type TensorData = Parameters<typeof MlpClassifier.fromStateDict>[0] extends Map<string, infer T> ? T : never;
+
 const embedder = (dim: number): SequenceEmbedder => ({
   dim,
   tokenCount: (s) => s.length,
