@@ -1,4 +1,4 @@
-import { readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { readdir, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeDirectory, OutputDirNotEmptyError } from '@virnucpro/atomic-file';
 import { CheckpointMismatchError } from './errors.js';
@@ -184,20 +184,21 @@ export class CheckpointSession {
   }
 
   /**
-   * Deletes the checkpoint (its shards, manifest and folder, if nothing else is in it) once the run it served is
-   * complete and its results are published: they hold every result. Resolves with the bytes freed.
+   * Deletes the shards once the run they served is complete and its results are published (they hold every result),
+   * keeping the manifest: the run's identity, so that a `--resume` with other settings is still refused before it
+   * overwrites those results. Resolves with the bytes freed.
    */
-  async remove(): Promise<number> {
+  async dropShards(): Promise<number> {
     if (this.timer) clearInterval(this.timer);
     await this.writing.catch(() => undefined);
     this.closed = true;
     let freed = 0;
-    for (const name of await readdir(this.dir)) {
-      if (name !== MANIFEST_FILE && !SHARD_PATTERN.test(name) && !name.endsWith('.tmp')) continue;
-      freed += (await stat(join(this.dir, name))).size;
-      await rm(join(this.dir, name), { force: true });
+    for (const shard of this.manifest.shards) {
+      freed += shard.bytes;
+      await rm(join(this.dir, shard.file), { force: true });
     }
-    await rmdir(this.dir).catch(() => undefined); // kept if something else is in it
+    this.manifest.shards = [];
+    await writeManifest(this.dir, this.manifest);
     return freed;
   }
 

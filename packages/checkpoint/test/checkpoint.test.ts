@@ -159,22 +159,19 @@ describe('checkpoint shards and resume', () => {
     expect((await again.restored.get(9_999)).matches(longId(9_998))).toBe(false);
   });
 
-  it('removes itself once its run is complete, leaving a folder with other files in place', async () => {
+  it('drops its shards once its run is complete, keeping the manifest: a resume with another identity is still refused', async () => {
     const dir = await tempDir();
     const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: 3 });
     for (let i = 0; i < 7; i++) await session.append(record(i));
     await session.close({ complete: true });
     const listed = (await readManifest(dir))!.shards.reduce((sum, s) => sum + s.bytes, 0);
-    expect(await session.remove()).toBeGreaterThan(listed); // the shards and the manifest
-    await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
-
-    const shared = await tempDir();
-    const other = await openCheckpoint({ dir: shared, model: MODEL, inputFingerprint: INPUT });
-    await writeFile(join(shared, 'notes.txt'), 'mine');
-    await other.append(record(0));
-    await other.close({ complete: true });
-    await other.remove();
-    expect(await readdir(shared)).toEqual(['notes.txt']);
+    expect(listed).toBeGreaterThan(0);
+    expect(await session.dropShards()).toBe(listed);
+    expect(await readdir(dir)).toEqual(['manifest.json']);
+    expect(await readManifest(dir)).toMatchObject({ complete: true, shards: [] });
+    await expect(openCheckpoint({ dir, model: { ...MODEL, name: 'other' }, inputFingerprint: INPUT, resume: true })).rejects.toThrow(CheckpointMismatchError);
+    const again = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect(again.report.restoredItems).toBe(0);
   });
 
   it('refuses a fresh run over an existing checkpoint unless forced', async () => {

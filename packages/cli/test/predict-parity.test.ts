@@ -51,6 +51,7 @@ describe.each(['test_fixed_500bp', 'test_with_orfs'])('virnucpro predict on %s (
     expect(run.status).toBe(0);
     expect(readdirSync(out).sort()).toEqual(
       [
+        '.checkpoints',
         'chunk_scores.tsv',
         'prediction_results.txt',
         'prediction_results_highestscore.csv',

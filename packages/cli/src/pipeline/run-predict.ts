@@ -217,9 +217,10 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       result.shard = shardSummary(shard, inputFingerprint, result, models);
     }
     await outputs.publish(result);
-    // The published files hold every score: the checkpoint, needed only to finish an interrupted run, goes.
-    const freed = await opened.remove();
-    reporter.log(`virnucpro: removed the checkpoint ${join(options.outDir, CHECKPOINT_DIR)} (${byteSize(freed)}): every score is in the results`);
+    // The published files hold every score: the shards, needed only to finish an interrupted run, go; the manifest
+    // (the run's identity) stays, so that a --resume with other settings is refused before it overwrites them.
+    const freed = await opened.dropShards();
+    reporter.log(`virnucpro: removed the checkpoint's shards (${byteSize(freed)}; every score is in the results), kept ${join(options.outDir, CHECKPOINT_DIR, 'manifest.json')} (this run's identity)`);
     return result;
   } catch (err) {
     removeSignalHandlers();
