@@ -128,6 +128,8 @@ describe('virnucpro predict with the demo models', () => {
     const r = runCli(['predict', small, '--models-dir', demo, '--backend', 'cpu', '--out-dir', join(tmp, 'out-demo')]);
     expect(r.status).toBe(0);
     expect(lines(r.stderr).filter((l) => l.includes('random weights'))).toEqual([note(demo.replace(/\/$/, ''))]);
+    // run_summary.json says so too (the report's warning banner reads it).
+    expect(JSON.parse(readFileSync(join(tmp, 'out-demo', 'run_summary.json'), 'utf8')).demoModels).toBe(true);
     // Named file by file (--esm/--dnabert/--mlp) they are recognised too.
     const direct = runCli([
       'predict', small, '--esm', join(demo, 'esm2-demo'), '--dnabert', join(demo, 'dnabert-s-demo'), '--mlp', join(demo, 'mlp-demo-500.safetensors'),
@@ -145,6 +147,7 @@ describe('virnucpro predict with the demo models', () => {
     ]);
     expect(r.status).toBe(0);
     expect(r.stderr).not.toContain('random weights');
+    expect(JSON.parse(readFileSync(join(tmp, 'out-tiny', 'run_summary.json'), 'utf8'))).not.toHaveProperty('demoModels');
   });
 });
 

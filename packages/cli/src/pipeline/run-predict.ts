@@ -151,6 +151,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     // Once the run is accepted (input, models, out-dir, checkpoint), so that every refusal stays one line.
     const demo = demoModelsFolder(models);
     if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`);
+    summary.demoModels = demo !== undefined;
     if (outDirState.existed) await removeStaleTempFiles(options.outDir);
     sayWhatWasRestored(opened, options.resume, (m) => reporter.log(m));
     summary.addStageSeconds('count', countSeconds);

@@ -67,6 +67,8 @@ export interface RunSummary {
   /** With --min-length N: N, and the records shorter than it that were skipped. */
   minLength?: number;
   skippedSequences?: number;
+  /** The models carry the DEMO-RANDOM-WEIGHTS marker: the calls mean nothing (absent otherwise). */
+  demoModels?: true;
 }
 
 /** One worker's share of the run, as the runtime measured it. */
@@ -108,6 +110,8 @@ export class RunSummaryBuilder {
   workerStats?: WorkerStats[];
   /** With --min-length. */
   minLength?: { minLength: number; skippedSequences: number };
+  /** The demo models (random weights) were used: said in run_summary.json, so the report can warn. */
+  demoModels = false;
   private precision = 'fp32';
   private cuda?: CudaDeviceSummary;
 
@@ -207,6 +211,7 @@ export class RunSummaryBuilder {
       tokensPerSecond: { esm: per(this.esmTokens), dnabert: per(this.dnabertTokens) },
       ...(this.workerStats ? { workerStats: this.workerStats } : {}),
       ...(this.minLength ?? {}),
+      ...(this.demoModels ? { demoModels: true as const } : {}),
     };
   }
 }
