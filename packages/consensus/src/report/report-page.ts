@@ -3,6 +3,8 @@
 // histogram and a record's track with uPlot, and runs the table (search, sort, pages; a row's click shows its
 // track; `#record=ID` in the address opens one). Errors are kept on <body data-errors> for tests and users.
 
+import { POSITION_AXIS_JS } from './position-axis.js';
+
 export const REPORT_CSS = `
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
 main{max-width:1200px;margin:0 auto;padding:16px 24px 48px}
@@ -62,6 +64,7 @@ var width=Math.min(1150,document.querySelector('main').clientWidth-26);
       {label:'non-viral chunks',stroke:C.others,fill:'rgba(47,109,181,0.55)',paths:bars,points:{show:false}}]},
     [x,D.histogram.virus,D.histogram.others],$('histogram'));
 })();
+${POSITION_AXIS_JS}
 // One record's track: best virus score per chunk (or bin of chunks) along the sequence, regions shaded,
 // unscored chunks as grey marks on the bottom strip, the call of each chunk as the strip's colour.
 var plot=null;
@@ -85,7 +88,8 @@ function showTrack(id){
     ctx.restore();
   }
   plot=new uPlot({width:width,height:300,scales:{x:{time:false,range:[1,len]},y:{range:[0,1.02]}},
-    axes:[{label:'position (bp)'},{label:'best virus score',size:60}],
+    axes:[{label:'position',incrs:POSITION_INCRS,space:function(u,i,min,max){return positionAxisSpace(min,max);},
+      values:function(u,splits,i,space,step){return splits.map(function(v){return positionLabel(v,step);});}},{label:'best virus score',size:60}],
     series:[{label:'position'},{label:'best virus score',stroke:'#333',width:1,spanGaps:false,points:{show:t.start.length<=400,size:4,fill:'#333'}}],
     hooks:{drawClear:[strip]}},[x,y],box);
 }
