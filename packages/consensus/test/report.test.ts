@@ -113,6 +113,26 @@ describe('report.html', () => {
     expect(html).not.toContain('</script><b>x');
   });
 
+  it('warns in a banner when run_summary.json says the demo models (random weights) were used, and only then', async () => {
+    const { cpSync } = await import('node:fs');
+    const demo = join(root, 'run-demo');
+    cpSync(run, demo, { recursive: true });
+    const summary = JSON.parse(readFileSync(join(demo, 'run_summary.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(demo, 'run_summary.json'), JSON.stringify({ ...summary, demoModels: true }));
+    const withDemo = readFileSync(await writeReport(demo), 'utf8');
+    expect(withDemo).toMatch(/<p class="warning" role="alert" id="demo-models-warning">This run used the demo models \(random weights\): its virus\/others calls mean nothing/);
+    expect(readFileSync(await writeReport(run), 'utf8')).not.toContain('demo-models-warning');
+  });
+
+  it('is titled "standard input" for a run that read standard input (predict -), not "-"', () => {
+    const empty = { counts: { records: 0, recordCalls: {}, chunks: 0, chunkCalls: {}, regions: 0, viralBases: 0 }, histogram: { virus: [], others: [] }, records: [], tracks: {} };
+    const html = renderReportHtml({ run: { input: '-' }, ...empty });
+    expect(html).toContain('<title>virnucpro report — standard input</title>');
+    expect(html).toMatch(/<p class="sub">standard input · made /);
+    expect(html).toContain('<dd>standard input</dd>');
+    expect(renderReportHtml({ run: { input: '/data/four.fa' }, ...empty })).toContain('<title>virnucpro report — /data/four.fa</title>');
+  });
+
   it('the inlined uPlot is what the pinned npm package holds (src/report/uplot-assets.ts is fresh)', () => {
     expect(readFileSync(new URL('../src/report/uplot-assets.ts', import.meta.url), 'utf8')).toBe(reportAssetsSource());
   });

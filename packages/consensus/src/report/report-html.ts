@@ -19,6 +19,19 @@ function get(o: unknown, path: string): unknown {
 const number = (x: unknown, digits = 0) =>
   typeof x === 'number' && Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '';
 
+/** The run's input as a person reads it: `predict -` reads standard input, and run_summary.json says `-`. */
+export function inputLabel(run: Record<string, unknown>): string | undefined {
+  const input = run.input as string | undefined;
+  return input === '-' ? 'standard input' : input;
+}
+
+/** A warning to show above everything, when the calls mean nothing (the demo models have random weights). */
+export function demoModelsWarning(run: Record<string, unknown>): string | undefined {
+  return run.demoModels === true
+    ? 'This run used the demo models (random weights): its virus/others calls mean nothing. For real calls, run virnucpro models download and predict again.'
+    : undefined;
+}
+
 /** The run's facts as label → text (from run_summary.json; fields a run does not have are left out). */
 export function runFacts(run: Record<string, unknown>): [string, string][] {
   const facts: [string, string | undefined][] = [];
@@ -26,7 +39,7 @@ export function runFacts(run: Record<string, unknown>): [string, string][] {
   const models = run.models as Record<string, string> | undefined;
   const merged = run.merged as { shards?: unknown[] } | undefined;
   const regions = run.regions as { gap?: number; maxGapBases?: number; minChunks?: number } | undefined;
-  add('input', run.input as string | undefined);
+  add('input', inputLabel(run));
   add('chunk length', run.chunkLength !== undefined ? `${String(run.chunkLength)} bp` : undefined);
   add('ESM-2', models?.esm);
   add('DNABERT-S', models?.dnabert);
@@ -85,16 +98,18 @@ export function renderReportHtml(data: ReportData, options: ReportHtmlOptions = 
   const card = (path: string, label: string, cls = '') => `<div class="card"><div class="n ${cls}" data-count="${path}">${number(get(c, path))}</div><div class="l">${esc(label)}</div></div>`;
   const capped = data.records.length < c.records;
   const withTracks = Object.keys(data.tracks).length;
+  const title = options.title ?? inputLabel(data.run) ?? '';
+  const warning = demoModelsWarning(data.run);
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>virnucpro report — ${esc(options.title ?? data.run.input ?? '')}</title>
+<title>virnucpro report — ${esc(title)}</title>
 <!-- uPlot ${esc(UPLOT_VERSION)} (https://github.com/leeoniya/uPlot) is inlined below under its licence:
 ${esc(UPLOT_LICENSE)}
 -->
 <style>${UPLOT_CSS}</style><style>${REPORT_CSS}</style>
 </head><body><main>
 <h1>virnucpro report</h1>
-<p class="sub">${esc(options.title ?? data.run.input ?? '')} · made ${esc((options.generatedAt ?? new Date()).toISOString())} from the files beside it</p>
+${warning ? `<p class="warning" role="alert" id="demo-models-warning">${esc(warning)}</p>\n` : ''}<p class="sub">${esc(title)} · made ${esc((options.generatedAt ?? new Date()).toISOString())} from the files beside it</p>
 <dl class="facts">${runFacts(data.run).map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>
 <h2>Counts</h2>
 <div class="cards">

@@ -10,6 +10,7 @@ body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;c
 main{max-width:1200px;margin:0 auto;padding:16px 24px 48px}
 h1{font-size:22px;margin:8px 0 2px}h2{font-size:17px;margin:28px 0 8px}
 .sub{color:#5b6472;margin:0 0 12px}
+.warning{background:#fdecea;border:1px solid #c0392b;color:#7b1d12;border-radius:6px;padding:10px 14px;margin:8px 0 12px;font-weight:600}
 .facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:4px 24px;background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:12px 16px}
 .facts div{display:flex;gap:8px;min-width:0}.facts dt{color:#5b6472;white-space:nowrap}.facts dd{margin:0;overflow-wrap:anywhere}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px}
