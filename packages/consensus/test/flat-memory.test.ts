@@ -84,8 +84,9 @@ describe('main-process memory (issue 46)', () => {
     const large = await peakOfRun(20 * reads, runChunks);
     console.log(`live memory above the start: ${reads} reads ${(small / MB).toFixed(2)} MB, ${20 * reads} reads ${(large / MB).toFixed(2)} MB`);
     // Slack: fixed-size things a small run does not fill (the report reads its files a megabyte at a time and
-    // splits each megabyte into lines, ~1.3 MB live; the small run's files are a few hundred KB). Measured:
-    // ~1.3–1.7 MB vs ~2.6 MB; before the consensus runs: 1.9 MB vs 24.8 MB.
-    expect(large).toBeLessThan(1.1 * small + 2 * MB);
+    // splits each megabyte into lines, ~1.3 MB live; the small run's files are a few hundred KB), and what a sample
+    // catches in flight: 4.5 MB once on a 2-core machine under load (a clean-clone CI run beside other tests).
+    // Measured: ~1.3–1.7 MB vs ~2.6 MB; before the consensus runs: 1.9 MB vs 24.8 MB, which this still refuses.
+    expect(large).toBeLessThan(1.1 * small + 6 * MB);
   });
 });
