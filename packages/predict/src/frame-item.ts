@@ -8,5 +8,8 @@ export interface FrameItem {
   refine?: true;
 }
 
-/** ESM-2 tokens of a frame: residues + BOS + EOS. Batches are packed on this count (ESM-2 dominates cost). */
-export const esmTokenCount = (frame: FrameItem): number => frame.protein.length + 2;
+/** ESM-2 tokens of a protein of `residues`: residues + BOS + EOS. */
+export const esmTokensFor = (residues: number): number => residues + 2;
+
+/** ESM-2 tokens of a frame. Batches are packed on this count (ESM-2 dominates cost). */
+export const esmTokenCount = (frame: FrameItem): number => esmTokensFor(frame.protein.length);

@@ -14,7 +14,7 @@ export type { FeaturesWorkerOptions } from './features-plugin.js';
 export type { FeaturesTelemetry } from './features-telemetry.js';
 export type { FeatureModelPaths } from './features-model.js';
 export { FEATURES_MODEL_NAME } from './feature-name.js';
-export { esmTokenCount, type FrameItem } from './frame-item.js';
+export { esmTokenCount, esmTokensFor, type FrameItem } from './frame-item.js';
 export { framePacking, type FramePacking } from './frame-packing.js';
 export { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError, type OomSplitOptions } from './oom-split.js';
 export { ModelLoadError, modelLoadError, modelLabel, type ModelLabel } from './model-load-error.js';

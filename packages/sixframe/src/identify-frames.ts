@@ -33,15 +33,37 @@ export function identifyFrames(id: string, sequence: string): Frame[] {
   const frames: Frame[] = [];
   let reverse: string | undefined;
   for (let f = 0; f < 6; f++) {
+    const length = translateUntilStop(upper, f);
+    if (length <= 0) continue; // −1: a stop; 0: nothing translatable
     const forward = f < 3;
     const offset = forward ? f : f - 3;
-    const length = forward ? translateForwardUntilStop(upper, offset) : translateReverseUntilStop(upper, offset);
-    if (length <= 0) continue; // −1: a stop; 0: nothing translatable
     const protein = decodeAscii(scratch, length);
     const strand = forward ? upper : (reverse ??= reverseComplement(upper));
     frames.push({ id: id + FRAME_SUFFIXES[f], nucleotide: strand.slice(offset, offset + 1 + 3 * length), protein });
   }
   return frames;
+}
+
+/**
+ * The protein lengths of the frames `identifyFrames` keeps for `sequence`, in the same order, without building
+ * their strings: what a pass that only counts frames and tokens needs (e.g. a progress bar's total), several times
+ * faster than `identifyFrames(…).map((f) => f.protein.length)`.
+ */
+export function stopFreeProteinLengths(sequence: string): number[] {
+  const upper = sequence.toUpperCase();
+  const maxProtein = Math.max(0, Math.floor(upper.length / 3));
+  if (scratch.length < maxProtein) scratch = new Uint8Array(maxProtein * 2);
+  const lengths: number[] = [];
+  for (let f = 0; f < 6; f++) {
+    const length = translateUntilStop(upper, f);
+    if (length > 0) lengths.push(length);
+  }
+  return lengths;
+}
+
+/** Frame `f` (0–2 forward, 3–5 reverse) of the uppercased `s` into `scratch`: its protein length, or −1 at a stop. */
+function translateUntilStop(s: string, f: number): number {
+  return f < 3 ? translateForwardUntilStop(s, f) : translateReverseUntilStop(s, f - 3);
 }
 
 /** Translates `s` from `offset` into `scratch`; returns the protein length, or −1 at the first stop. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CODON_TABLE, identifyFrames, reverseComplement, translateFrame, translateSixFrames } from '../src/index.js';
+import { CODON_TABLE, identifyFrames, reverseComplement, stopFreeProteinLengths, translateFrame, translateSixFrames } from '../src/index.js';
 
 // The codon table literal of the original units.py::translate_dna (reference data, copied as written there).
 const ORIGINAL_CODON_TABLE: Record<string, string> = {
@@ -130,3 +130,20 @@ function pythonIdentify(seqid: string, raw: string) {
   });
   return out;
 }
+
+describe('stopFreeProteinLengths', () => {
+  it("gives identifyFrames' protein lengths, in its order, on random sequences of any case, N and IUPAC letters", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const letters = 'ACGTACGTACGTacgtNRYK-';
+    let kept = 0;
+    for (let i = 0; i < 3000; i++) {
+      const length = Math.floor(random() * 160);
+      const sequence = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
+      const expected = identifyFrames('s', sequence).map((f) => f.protein.length);
+      kept += expected.length;
+      expect(stopFreeProteinLengths(sequence)).toEqual(expected);
+    }
+    expect(kept).toBeGreaterThan(1000); // the sample holds many kept frames, not only stops
+  });
+});

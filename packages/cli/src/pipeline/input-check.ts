@@ -24,9 +24,20 @@ export class InputCheck {
     private readonly allowNonDna: boolean,
   ) {}
 
-  /** Checks the `number`-th record (1-based). Resolves at once unless the record is refused. */
-  async record(record: FastaRecord, number: number): Promise<void> {
+  /**
+   * Checks the `number`-th record (1-based): undefined when it passes (almost every record, and then no promise is
+   * made: this runs once a record in the counting pass), else a promise that rejects if the record is refused.
+   */
+  record(record: FastaRecord, number: number): Promise<void> | undefined {
     const first = this.seen?.addOrFind(record.id, number);
+    const outside = this.allowNonDna ? 0 : nonNucleotideCount(record.sequence);
+    const notDna = outside > MAX_NON_NUCLEOTIDE_SHARE * record.sequence.length;
+    if (first === undefined && !notDna) return undefined;
+    return this.refuse(record, number, first, notDna ? outside : undefined);
+  }
+
+  /** A record whose id's hash was seen before (`first`), or that is not DNA (`outside` non-nucleotide characters). */
+  private async refuse(record: FastaRecord, number: number, first: number | undefined, outside: number | undefined): Promise<void> {
     if (first !== undefined && (await idOfRecord(this.path, first)) === record.id) {
       const [a, b] = await Promise.all([recordHeaderLine(this.path, first), recordHeaderLine(this.path, number)]);
       throw new UsageError(
@@ -34,18 +45,14 @@ export class InputCheck {
           'per-sequence results would be merged: make the ids unique (the id is the header up to the first space)',
       );
     }
-    if (this.allowNonDna) return;
+    if (outside === undefined) return; // a hash collision of two different ids
     const sequence = record.sequence;
-    const outside = nonNucleotideCount(sequence);
-    if (outside > MAX_NON_NUCLEOTIDE_SHARE * sequence.length) {
-      const line = await recordHeaderLine(this.path, number);
-      const examples = nonNucleotideExamples(sequence);
-      throw new UsageError(
-        `${this.name}: ${line ? `line ${line}: ` : ''}record '${record.id}' is not DNA: ${Math.round((100 * outside) / sequence.length)}% of its ` +
-          `${sequence.length} characters are not nucleotide codes (${examples}; a protein FASTA?). ` +
-          'VirNucPro reads DNA; pass --allow-non-dna to run it anyway',
-      );
-    }
+    const line = await recordHeaderLine(this.path, number);
+    throw new UsageError(
+      `${this.name}: ${line ? `line ${line}: ` : ''}record '${record.id}' is not DNA: ${Math.round((100 * outside) / sequence.length)}% of its ` +
+        `${sequence.length} characters are not nucleotide codes (${nonNucleotideExamples(sequence)}; a protein FASTA?). ` +
+        'VirNucPro reads DNA; pass --allow-non-dna to run it anyway',
+    );
   }
 
   /** Every record was seen: the ids' hashes go. */

@@ -1,7 +1,7 @@
 import { MOSTLY_N_SHARE } from '@virnucpro/consensus';
 import { readFasta } from '@virnucpro/fasta-stream';
-import { esmTokenCount, nBaseCount } from '@virnucpro/predict';
-import { chunkRecord, identifyFrames } from '@virnucpro/sixframe';
+import { esmTokensFor, nBaseCount } from '@virnucpro/predict';
+import { chunkLayout, stopFreeProteinLengths } from '@virnucpro/sixframe';
 import { UsageError } from '../errors.js';
 import type { InputCheck } from './input-check.js';
 import { InputFingerprint } from './input-fingerprint.js';
@@ -53,7 +53,8 @@ export async function countFrames(input: string, chunkLength: number, options: C
   for await (const record of readFasta(input)) {
     recordIndex++;
     fingerprint.add(record);
-    if (check) await check.record(record, recordIndex + 1);
+    const refusal = check?.record(record, recordIndex + 1);
+    if (refusal) await refusal;
     const length = record.sequence.length;
     if (length === 0) {
       // The original divides by zero on an empty record; say which one instead.
@@ -74,11 +75,12 @@ export async function countFrames(input: string, chunkLength: number, options: C
       counts.short++;
       if (counts.shortExamples.length < 3) counts.shortExamples.push(`'${record.id}' ${length} bp`);
     }
-    for (const chunk of chunkRecord(record, chunkLength)) {
+    // The frames and tokens the run will have, counted without building them (the run's framesFrom does).
+    for (const span of chunkLayout(length, chunkLength)) {
       counts.chunks++;
-      for (const frame of identifyFrames(chunk.id, chunk.sequence)) {
+      for (const residues of stopFreeProteinLengths(record.sequence.slice(span.start, span.end))) {
         counts.frames++;
-        counts.esmTokens += esmTokenCount(frame);
+        counts.esmTokens += esmTokensFor(residues);
       }
     }
   }
