@@ -120,7 +120,9 @@ async function embedOne({ batchId, items }) {
       break;
     case 'shutdown':
       try {
-        model?.dispose?.();
+        // A process's exit frees everything it holds at once (a GPU's memory with its context): the model's
+        // dispose, tensor by tensor, would only delay it. A thread shares its process's memory, so it disposes.
+        if (parentPort) model?.dispose?.();
       } finally {
         process.exit(0);
       }

@@ -137,6 +137,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   summary.endStage('load-models');
 
   let checkpoint: CheckpointSession | undefined;
+  let workersClosing: Promise<void> | undefined;
   const cleanUp = () => outputs.discard(checkpoint);
   try {
     const totals = await counting;
@@ -201,6 +202,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     } finally {
       trace.stop(); // on a failed run too: the file ends with the counters where it stopped
     }
+    // Every frame is scored: the workers go now, while the files are written (their exit, the GPU's memory freed,
+    // takes a second or two that the run need not wait for twice).
+    workersClosing = features.close();
     progress.finish();
     summary.endStage('embed+classify');
 
@@ -228,7 +232,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     await cleanUp();
     throw err;
   } finally {
-    await features.close().catch(() => undefined);
+    await (workersClosing ?? features.close()).catch(() => undefined);
   }
 }
 
