@@ -9,6 +9,10 @@
 #        (KILL_AFTER_S: one worker process is SIGKILLed that many seconds into the run; the pool restarts it).
 #        RUN_LIMIT_S stops a run after that many seconds (a build that collapses need not finish to show why).
 #        A bundle given as DIR.tar.xz is unpacked to DIR first (what travels is limited to 64 MiB).
+#        WARMUP=BUNDLE:DEVICES first runs that build on the first 20,000 reads, untimed, so that every timed run finds
+#        the compiled-kernel cache and the models in the page cache, as a user's second run does (PROFILE_WARMUP=1:
+#        with --cpu-prof in every process, the profiles in the tarball's prof/).
+#        Each run's stderr lines are stamped with the time since its start (ms): where the fixed costs go.
 # Everything goes to $OUT/scaling-FRAMES-PRECISION.tgz; the summary lines to stdout.
 set -uo pipefail
 frames=$1; precision=$2; shift 2
@@ -19,6 +23,21 @@ nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,nohea
 # Models and reads as the predict benchmark makes them (kept in /tmp for later calls on the same machine).
 READS_ONLY=1 OUT=/tmp bash tools/device/run-predict-bench.sh "$frames" "$precision" > "$work/setup.log" 2>&1; tail -n 2 "$work/setup.log"
 reads=/tmp/reads-$frames.fa
+stamp() { python3 -u -c 'import sys, time
+t0 = float(sys.argv[1])
+for line in sys.stdin: sys.stdout.write("%8.0f %s" % ((time.time() - t0) * 1000, line))' "$1"; }
+if [ -n "${WARMUP:-}" ]; then
+  wb=${WARMUP%%:*}; wd=${WARMUP#*:}
+  case $wb in *.tar.xz) d=${wb%.tar.xz}; [ -d "$d" ] || { mkdir -p "$d" && tar xJf "$wb" -C "$d"; }; wb=$d ;; esac
+  mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
+  cp "$wb/features-worker.mjs" "$wb/features-worker.js" && echo '{"type":"module"}' > "$wb/package.json"
+  head -n 40000 "$reads" > /tmp/warmup.fa; rm -rf /tmp/out-warmup; mkdir -p "$work/prof"
+  w0=$(date +%s.%N)
+  NODE_OPTIONS=$([ -n "${PROFILE_WARMUP:-}" ] && echo "--cpu-prof --cpu-prof-dir=$work/prof") VIRNUCPRO_PROGRESS_INTERVAL=2 \
+    node "$wb/virnucpro-entry.mjs" predict /tmp/warmup.fa --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
+    --token-budget 32768 --devices "$wd" --out-dir /tmp/out-warmup 2>&1 | stamp "$w0" > "$work/warmup.txt"
+  echo "warm-up ($wb --devices $wd, 20,000 reads): $(tail -n 1 "$work/warmup.txt")"
+fi
 first=""
 for run in "$@"; do
   name=${run%%=*}; spec=${run#*=}; bundle=${spec%%:*}; rest=${spec#*:}; devices=${rest%%:*}; kill_after=""; [ "$rest" != "$devices" ] && kill_after=${rest#*:}
@@ -29,8 +48,8 @@ for run in "$@"; do
   nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -l 1 > "$dir/gpu.csv" &
   smi=$!
   t0=$(date +%s%N)
-  timeout "${RUN_LIMIT_S:-0}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
-    --token-budget 32768 --devices "$devices" --out-dir "/tmp/out-$name" --quiet > "$dir/stdout.txt" 2> "$dir/stderr.txt" &
+  VIRNUCPRO_PROGRESS_INTERVAL=10 timeout "${RUN_LIMIT_S:-0}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
+    --token-budget 32768 --devices "$devices" --out-dir "/tmp/out-$name" > "$dir/stdout.txt" 2> >(stamp "$(echo "$t0" | sed 's/.........$/.&/')" > "$dir/stderr.txt") &
   main=$!
   ( sleep 3; top -b -H -d 5 -w 180 -p "$(pgrep -P "$main" | head -1)" > "$dir/top-main.txt" ) &
   toppid=$!
