@@ -43,5 +43,6 @@ export {
 } from './viral-regions.js';
 export { PredictionWriter, type PredictionFiles, type PredictionWriterOptions } from './prediction-writer.js';
 export { classifyFeatures, type ClassifyOptions } from './classify-features.js';
-export { writeReport } from './report/write-report.js';
-export { ReportInputError, type ReportOptions } from './report/report-data.js';
+export { writeReport, writeReportData } from './report/write-report.js';
+export { ReportCollector } from './report/report-collector.js';
+export { ReportInputError, type ReportData, type ReportOptions } from './report/report-data.js';

@@ -26,6 +26,7 @@ import {
   type RegionOptions,
 } from './viral-regions.js';
 import { BufferedAtomicFile, makeDirectory, type StagedOutput } from '@virnucpro/atomic-file';
+import type { ReportCollector } from './report/report-collector.js';
 
 export interface PredictionWriterOptions {
   /** Consensus key rule (default 'original': drop the last two characters). */
@@ -46,6 +47,11 @@ export interface PredictionWriterOptions {
    * (default 100,000, ~12 MB); the files are merged into the consensus csv at the end and removed.
    */
   consensusRunChunks?: number;
+  /**
+   * Also hands each finished record's rows to this collector, so that report.html can be written at the end without
+   * reading the files back (`writeReportData`). Needs the summary and `chunkFiles`.
+   */
+  report?: ReportCollector;
 }
 
 export interface PredictionFiles {
@@ -92,6 +98,7 @@ export class PredictionWriter implements StagedOutput {
   /** Creates `outDir` if needed and starts the streamed files (under temporary names). */
   static async create(outDir: string, options: PredictionWriterOptions = {}): Promise<PredictionWriter> {
     regionOptions(options.regions); // bad options fail before any file exists
+    if (options.report && (options.summary === false || !options.chunkFiles)) throw new Error('PredictionWriter: a report needs the summary and chunkFiles');
     if (options.consensusRunChunks !== undefined) assertRunChunks(options.consensusRunChunks);
     await makeDirectory(outDir);
     const opened: BufferedAtomicFile[] = [];
@@ -251,16 +258,25 @@ export class PredictionWriter implements StagedOutput {
         throw new Error(`PredictionWriter: record '${record.id}' was not declared with its chunk layout (declareRecord), which chunkFiles needs`);
       }
       const found = record.length !== undefined ? findViralRegions(record, this.regionOptions) : undefined;
-      if (summary) await summary.write(formatSequenceSummary([summarizeRecord(record, found)]));
-      if (chunkScores) await chunkScores.write(formatChunkScores(record));
-      if (regions && found && found.length > 0) {
-        await regions.write(formatRegionsTsv(found));
-        await regionsBed!.write(formatRegionsBed(found));
+      const summaryRow = summary ? formatSequenceSummary([summarizeRecord(record, found)]) : '';
+      const chunkRows = chunkScores ? formatChunkScores(record) : '';
+      const regionRows = regions && found && found.length > 0 ? formatRegionsTsv(found) : '';
+      if (summary) await summary.write(summaryRow);
+      if (chunkScores) await chunkScores.write(chunkRows);
+      if (regionRows) {
+        await regions!.write(regionRows);
+        await regionsBed!.write(formatRegionsBed(found!));
       }
+      this.options.report?.addRecord(summaryRow.slice(0, -1), linesOf(chunkRows), linesOf(regionRows));
     }
   }
 
   private assertOpen(): void {
     if (this.state !== 'open') throw new Error('PredictionWriter: already completed or discarded');
   }
+}
+
+/** The lines of rows formatted for a file (each ends with a line end). */
+function linesOf(rows: string): string[] {
+  return rows === '' ? [] : rows.slice(0, -1).split('\n');
 }

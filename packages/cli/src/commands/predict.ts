@@ -4,7 +4,6 @@ import { resolvePredictOptions } from '../config/resolve-predict-options.js';
 import { FIGURES_POINTER, INPUT_KINDS } from '../config/shared-option-help.js';
 import { runPredict } from '../pipeline/run-predict.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
-import { writeReportAfterRun } from './report.js';
 import { plural } from '../progress/plural.js';
 import { runCommand } from './run-command.js';
 
@@ -62,8 +61,7 @@ export const predictCommand: CommandModule = {
       const options = resolvePredictOptions(flags);
       const reporter = createProgressReporter({ quiet: options.quiet, intervalSeconds: progressIntervalSeconds(process.env) });
       try {
-        const s = await runPredict(options, { reporter, handleSignals: true });
-        await writeReportAfterRun(options.outDir, (m) => reporter.log(m));
+        const s = await runPredict(options, { reporter, handleSignals: true }); // report.html included
         reporter.log(
           `done: ${plural(s.sequences, 'sequence')}, ${plural(s.chunks, 'chunk')}, ${plural(s.frames, 'frame')} in ${s.totalSeconds.toFixed(1)} s (${s.framesPerSecond.toFixed(1)} frames/s, backend ${s.backend} ${s.precision}${s.cuda ? ` on ${s.cuda.gpu}` : ''}${s.oomSplits ? `, ${s.oomSplits} batch split(s) after running out of GPU memory` : ''}); results in ${options.outDir}${s.shard ? ` (shard ${s.shard.index}/${s.shard.count}: ${s.shard.records} of the input's ${s.shard.inputRecords} records; join the shards with virnucpro merge)` : ''}`,
         );

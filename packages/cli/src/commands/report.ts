@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
-import { writeReport } from '@virnucpro/consensus';
+import { writeReport, writeReportData, type ReportData } from '@virnucpro/consensus';
 import { runCommand } from './run-command.js';
 
 /** `virnucpro report RUN_DIR`: report.html from the files of a finished run (predict, or merge of shards). */
@@ -20,7 +20,10 @@ export const reportCommand: CommandModule = {
     }),
 };
 
-/** After predict or merge: the report, or a warning saying why not (the results themselves are complete). */
-export async function writeReportAfterRun(runDir: string, warn: (message: string) => void): Promise<void> {
-  await writeReport(runDir).catch((err: Error) => warn(`virnucpro: warning: report.html not written: ${err.message}`));
+/**
+ * After predict or merge: the report (from `data` gathered during the run, else from the run's files), or a warning
+ * saying why not (the results themselves are complete).
+ */
+export async function writeReportAfterRun(runDir: string, warn: (message: string) => void, data?: ReportData): Promise<void> {
+  await (data ? writeReportData(runDir, data) : writeReport(runDir)).catch((err: Error) => warn(`virnucpro: warning: report.html not written: ${err.message}`));
 }

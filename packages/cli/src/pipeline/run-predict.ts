@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { openCheckpoint, CheckpointMismatchError, type CheckpointSession } from '@virnucpro/checkpoint';
 import { removeStaleTempFiles } from '@virnucpro/atomic-file';
-import { loadMlp, PredictionWriter, type RegionOptions } from '@virnucpro/consensus';
+import { loadMlp, PredictionWriter, ReportCollector, type RegionOptions } from '@virnucpro/consensus';
 import { readFasta, type FastaRecord } from '@virnucpro/fasta-stream';
 import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/predict';
 import { defaultTokenBudget } from '@virnucpro/compute';
@@ -12,6 +12,7 @@ import {
 } from '@virnucpro/predict';
 import type { PredictOptions } from '../config/predict-options.js';
 import { requireFastaRecords } from '../commands/require-fasta-records.js';
+import { writeReportAfterRun } from '../commands/report.js';
 import { UsageError } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
@@ -157,7 +158,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     sayWhatWasRestored(opened, options.resume, (m) => reporter.log(m));
     summary.addStageSeconds('count', countSeconds);
 
-    const writer = outputs.add(await PredictionWriter.create(options.outDir, { chunkFiles: true, regions: regionOptionsOf(options) }));
+    // report.html's data gathered as the records are written (a run of 10^8 frames need not read ~25 GB back for it).
+    const report = new ReportCollector();
+    const writer = outputs.add(await PredictionWriter.create(options.outDir, { chunkFiles: true, regions: regionOptionsOf(options), report }));
     const intermediate = options.keepIntermediate
       ? outputs.add(await PrepWriter.open(prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length)))
       : undefined;
@@ -222,6 +225,8 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       result.shard = shardSummary(shard, inputFingerprint, result, models);
     }
     await outputs.publish(result);
+    // As `virnucpro report` would make it from the files (run_summary.json as written); a failure only warns.
+    await writeReportAfterRun(options.outDir, (m) => reporter.log(m), report.data(JSON.parse(JSON.stringify(result)) as Record<string, unknown>));
     // The published files hold every score: the shards, needed only to finish an interrupted run, go; the manifest
     // (the run's identity) stays, so that a --resume with other settings is refused before it overwrites them.
     const freed = await opened.dropShards();
