@@ -3,9 +3,62 @@
 // (report-data.ts). Memory is bounded by the caps, not by the run: the counts and the histogram, the table's
 // candidates (at most twice `maxRecords`) and their tracks (pruned to the point budget whenever they outgrow it).
 
-import type { ReportData, ReportOptions, ReportRecord, ReportTrack } from './report-data.js';
-
 export const HISTOGRAM_BINS = 50;
+
+export interface ReportOptions {
+  /** Records in the table (default 5,000; the most viral first when there are more). */
+  maxRecords?: number;
+  /** Points of one record's track (default 2,000). */
+  maxTrackPoints?: number;
+  /** Points of all tracks together (default 200,000); records past it get no track. */
+  maxTotalTrackPoints?: number;
+}
+
+/** One row of the table: sequence_summary.tsv's fields, numbers parsed (NaN for empty fields). */
+export interface ReportRecord {
+  id: string;
+  length: number;
+  chunks: number;
+  scored: number;
+  viral: number;
+  fraction: number;
+  regions: number;
+  viralBases: number;
+  best: number;
+  call: string;
+}
+
+/**
+ * One record's chunk scores along the sequence: bin i covers bases [start[i], end[i]] (1-based), its score is
+ * the best virus score of its scored chunks ×1000 rounded, or -1 when every chunk in it is unscored; `call` 1
+ * when a chunk in it is viral, 0 otherwise. `chunksPerBin` > 1 when downsampled.
+ */
+export interface ReportTrack {
+  start: number[];
+  end: number[];
+  score: number[];
+  viral: number[];
+  chunksPerBin: number;
+  /** Regions as [start, end] pairs (1-based inclusive). */
+  regions: [number, number][];
+}
+
+export interface ReportData {
+  run: Record<string, unknown>;
+  counts: {
+    records: number;
+    recordCalls: Record<string, number>;
+    chunks: number;
+    chunkCalls: Record<string, number>;
+    regions: number;
+    viralBases: number;
+  };
+  /** Scored chunks' best virus scores in HISTOGRAM_BINS bins over [0, 1]: viral and non-viral chunks apart. */
+  histogram: { virus: number[]; others: number[] };
+  records: ReportRecord[];
+  /** Tracks by record id (the table's records, while the point budget lasts). */
+  tracks: Record<string, ReportTrack>;
+}
 
 /** A record that may enter the table: its input order, its track's share of the point budget, its track (while it may keep one). */
 type Candidate = ReportRecord & { order: number; points: number; track?: ReportTrack };
