@@ -153,6 +153,11 @@ export class SavedEmbeddingsWriter implements StagedOutput, FeatureSink {
     for (const name of await readdir(this.dir)) if (SHARD_FILE.test(name) && !listed.has(name)) await rm(join(this.dir, name), { force: true });
   }
 
+  async commit(): Promise<void> {
+    await this.complete();
+    await this.publish();
+  }
+
   async discard(): Promise<void> {
     this.state = 'closed';
     this.rows = undefined;
