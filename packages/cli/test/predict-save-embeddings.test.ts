@@ -92,6 +92,14 @@ describe('virnucpro predict --save-embeddings', () => {
     expect(largest).toBeLessThan(1e-3);
   });
 
+  it('with two worker processes and another token budget: the same embeddings, byte for byte (a frame\'s features are its own)', async () => {
+    const out = join(tmp, 'workers');
+    const r = await runNodeAsync([...predictArgs(out, '--save-embeddings', '--workers', '2', '--quiet')].map((a) => (a === '512' ? '2048' : a)), { env });
+    expect(r.status, r.stderr).toBe(0);
+    expect(embeddingFiles(out)).toEqual(embeddingFiles(saved));
+    for (const file of embeddingFiles(saved)) expect(read(join(out, 'embeddings'), file).equals(read(join(saved, 'embeddings'), file)), file).toBe(true);
+  });
+
   it('killed mid-run then --resume: the same embeddings as an undisturbed run, no temporary file left', async () => {
     const out = join(tmp, 'killed');
     const child = spawn(process.execPath, predictArgs(out, '--save-embeddings', '--checkpoint-every', '4', '--quiet'), { env, detached: true, stdio: 'ignore' });
