@@ -26,9 +26,9 @@ export const classifyCommand: CommandModule = {
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
       .epilogue(
         [
-          "--features: a VirNucPro merged .pt ({'ids', 'data'}) or a .safetensors with 'embeddings' [N, D] and the ids in its metadata,",
-          'or the embeddings/ folder of `predict --save-embeddings` (read shard by shard): from fp32 features the three files are',
-          "predict's byte for byte (its records, chunk length and region options are in the folder); from fp16 ones the scores are close, not equal.",
+          "--features: a VirNucPro merged .pt ({'ids', 'data'}), a .safetensors with 'embeddings' [N, D] and the ids in its metadata, " +
+            'or the embeddings/ folder of `predict --save-embeddings` (read shard by shard; the records, chunk length and region options are in it): ' +
+            "from its fp32 features the three files are predict's byte for byte, from fp16 ones the scores are close, not equal.",
           'Writes into --out-dir:',
           '  prediction_results.txt               Sequence_ID, Prediction (virus|others), score1 (others), score2 (virus)',
           '  prediction_results_highestscore.csv  tab-separated: Modified_ID (chunk), Is_Virus (max score2 >= max score1)',
