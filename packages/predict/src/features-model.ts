@@ -35,6 +35,8 @@ export type FeaturesCounters = {
 
 /** The VirNucPro feature model: an Embedder of six-frame items (packed on their ESM-2 tokens). */
 export interface FeaturesModel extends Embedder<FrameItem> {
+  /** DNABERT-S's part of `dim` (the first values of a feature; ESM-2's follow). */
+  readonly dnabertDim: number;
   /** Backend, precision and (cuda) GPU and library versions: run_summary.json, via the pool's telemetry. */
   describe(): ComputeDescription;
   counters(): FeaturesCounters;
@@ -86,6 +88,7 @@ export function featuresModel(
   return {
     name: FEATURES_MODEL_NAME,
     dim,
+    dnabertDim: dnabert.dim,
     tokenCount: esmTokenCount,
     // On cuda a batch's kernels queue on one stream behind the previous batch's, so two in flight keep the GPU
     // fed while the host tokenizes and launches; each batch's results are the same as alone. Elsewhere one.

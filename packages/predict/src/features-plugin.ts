@@ -8,6 +8,8 @@ export interface FeaturesWorkerOptions extends FeatureModelPaths {
   mlp?: string;
   /** Worker threads of the MLP in each worker (0: on the worker's own thread). */
   mlpThreads?: number;
+  /** With `mlp`: each frame's features follow its two scores (scoring-model.ts), for `--save-embeddings`. */
+  withFeatures?: boolean;
 }
 
 /**
@@ -15,10 +17,10 @@ export interface FeaturesWorkerOptions extends FeatureModelPaths {
  * (beside this file, also in a bundle that keeps the two side by side) and builds the model from `options`.
  */
 export function featuresWorkerPlugin(options: FeaturesWorkerOptions): WorkerPluginSpec {
-  const { esm, dnabert, mlp, mlpThreads } = options;
+  const { esm, dnabert, mlp, mlpThreads, withFeatures } = options;
   return {
     module: fileURLToPath(new URL('./features-worker.js', import.meta.url)),
     export: 'featuresWorkerFactory',
-    options: { esm, dnabert, ...(mlp !== undefined ? { mlp } : {}), ...(mlpThreads !== undefined ? { mlpThreads } : {}) },
+    options: { esm, dnabert, ...(mlp !== undefined ? { mlp } : {}), ...(mlpThreads !== undefined ? { mlpThreads } : {}), ...(withFeatures ? { withFeatures } : {}) },
   };
 }

@@ -14,7 +14,7 @@ import { scoringModel } from './scoring-model.js';
 /** The runtime's factory signature: (options, ctx) → Embedder. */
 export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSettings> = async (options, ctx): Promise<Embedder<FrameItem>> => {
   if (!ctx.compute) throw new Error('the features worker needs its compute settings (the pool\'s `compute`)');
-  const { esm, dnabert, mlp: mlpPath, mlpThreads } = options as FeaturesWorkerOptions;
+  const { esm, dnabert, mlp: mlpPath, mlpThreads, withFeatures } = options as FeaturesWorkerOptions;
   // The MLP first: it is small, and a bad file is then refused before minutes of loading the embedding models.
   const mlp = mlpPath === undefined ? undefined : await loadMlp(mlpPath).catch((err: unknown) => {
     throw modelLoadError('MLP', mlpPath, err);
@@ -22,7 +22,7 @@ export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSetting
   const features = await createFeaturesModel({ esm, dnabert }, ctx.compute);
   if (!mlp) return features;
   // Worker threads of this worker: its event loop stays free to launch the next batch while a batch is scored.
-  const scoring = scoringModel(features, ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }));
+  const scoring = scoringModel(features, ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }), { withFeatures: withFeatures === true });
   return {
     ...scoring,
     embed: (items) =>

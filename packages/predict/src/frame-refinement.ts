@@ -19,7 +19,7 @@ export const DEFAULT_REFINE_MARGIN = 0.04;
 export interface FrameRefinement {
   /** Half-width of the band around 0.5, in [0, 0.5]; 0: no frame is refined. */
   margin: number;
-  /** The frames' two scores (others, virus) at the refinement precision, one pair per frame, in order (Features.refine). */
+  /** The frames' two scores (others, virus) at the refinement precision, one row per frame (then its features, when kept), in order (Features.refine). */
   score(frames: FrameItem[]): Promise<Float32Array[]>;
   /** ESM-2 tokens of frames to gather from several MLP batches before embedding them together (default 0: each batch's at once). */
   batchTokens?: number;
@@ -30,29 +30,37 @@ export function checkRefineMargin(margin: number): void {
   if (!(margin >= 0 && margin <= 0.5)) throw new RangeError(`the refine margin must lie in [0, 0.5] (a distance of the virus score from 0.5), got ${margin}`);
 }
 
-/** Rows whose virus probability (the second of each row's two) lies strictly within `margin` of 0.5. */
-export function rowsNearDecision(probabilities: ArrayLike<number>, rows: number, margin: number): number[] {
+/**
+ * Rows whose virus probability (the second value of each row of `width`: the two scores, then the features when
+ * they are kept) lies strictly within `margin` of 0.5.
+ */
+export function rowsNearDecision(probabilities: ArrayLike<number>, rows: number, margin: number, width = 2): number[] {
   const near: number[] = [];
-  for (let row = 0; row < rows; row++) if (Math.abs(probabilities[2 * row + 1] - 0.5) < margin) near.push(row);
+  for (let row = 0; row < rows; row++) if (Math.abs(probabilities[width * row + 1] - 0.5) < margin) near.push(row);
   return near;
 }
 
 /**
- * `probabilities` of `frames` (two per frame, as the workers gave them) with the rows near the decision replaced by
- * their scores at the refinement precision; the others are the same values. Resolves with the rows and how many
- * were refined.
+ * `probabilities` of `frames` (`width` values per frame as the workers gave them: two scores, then the features
+ * when they are kept) with the rows near the decision replaced by what the refinement precision gives them — the
+ * features too, so saved embeddings are those the final scores came from; the others are the same values.
+ * Resolves with the rows and how many were refined.
  */
 export async function refineNearDecision(
   frames: readonly FrameItem[],
   probabilities: Float32Array,
   refinement: FrameRefinement,
+  width = 2,
 ): Promise<{ probabilities: Float32Array; refined: number }> {
-  const near = rowsNearDecision(probabilities, frames.length, refinement.margin);
+  const near = rowsNearDecision(probabilities, frames.length, refinement.margin, width);
   if (near.length === 0) return { probabilities, refined: 0 };
   const scores = await refinement.score(near.map((row) => frames[row]));
   if (scores.length !== near.length) throw new Error(`refinement returned ${scores.length} score rows for ${near.length} frames`);
   const out = Float32Array.from(probabilities);
-  near.forEach((row, i) => out.set(scores[i].subarray(0, 2), 2 * row));
+  near.forEach((row, i) => {
+    if (scores[i].length < width) throw new Error(`refinement returned ${scores[i].length} values for frame ${frames[row].id}, expected ${width}`);
+    out.set(scores[i].subarray(0, width), width * row);
+  });
   return { probabilities: out, refined: near.length };
 }
 

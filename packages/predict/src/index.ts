@@ -2,10 +2,15 @@
 // split in halves when the GPU runs out of memory) on a worker pool, the records' frames as a paced source, the MLP
 // into the prediction files, and `predict`, all of it in one call.
 export { predict, assertFeaturesFit, FeatureMismatchError, type PredictOptions, type PredictResult } from './predict.js';
-export { runPrediction, readAheadFor, type PredictionRun, type PredictionRunOptions, type PredictionRunWriter } from './prediction-run.js';
+export { runPrediction, readAheadFor, type PredictionRun, type PredictionRunFeatures, type PredictionRunOptions, type PredictionRunWriter } from './prediction-run.js';
 export { framesFrom, declareRecords, type FramesOptions, type RecordDeclarations } from './frames-from.js';
 export { recordFacts, nBaseCount } from './record-facts.js';
-export { writePredictions, type PredictionSink, type WritePredictionsOptions } from './write-predictions.js';
+export { writePredictions, type FeatureSink, type PredictionSink, type WritePredictionsOptions } from './write-predictions.js';
+// --save-embeddings: the features of every scored frame in shards, and `classify` on them.
+export { SavedEmbeddingsWriter, type SavedEmbeddingsOptions } from './saved-embeddings-writer.js';
+export { openSavedEmbeddings, isSavedEmbeddings, SavedEmbeddingsError, type SavedEmbeddings, type SavedEmbeddingsBatch } from './saved-embeddings-reader.js';
+export { classifySavedEmbeddings } from './classify-saved-embeddings.js';
+export { SAVED_EMBEDDINGS_DIR, type SavedEmbeddingsDtype, type SavedEmbeddingsIndex, type SavedRecord } from './saved-embeddings-format.js';
 export { SCORE_DIM } from './scoring-model.js';
 export { DEFAULT_REFINE_MARGIN, checkRefineMargin, refinementFor, refineNearDecision, rowsNearDecision, type FrameRefinement } from './frame-refinement.js';
 export { embedForRefinement } from './embed-for-refinement.js';

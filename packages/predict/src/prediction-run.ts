@@ -8,10 +8,15 @@ import { refinementFor } from './frame-refinement.js';
 import type { PrepWriter } from './prep-writer.js';
 import { recordFacts } from './record-facts.js';
 import type { Features } from './start-features.js';
-import { writePredictions, type PredictionSink } from './write-predictions.js';
+import { writePredictions, type FeatureSink, type PredictionSink } from './write-predictions.js';
 
 /** Where a run's rows and records go: `PredictionWriter`. */
 export interface PredictionRunWriter extends PredictionSink {
+  declareRecord(id: string, layout: readonly ChunkSpan[], facts: { nBases?: number }): void;
+}
+
+/** Where a run's features and records go when they are kept (`--save-embeddings`): `SavedEmbeddingsWriter`. */
+export interface PredictionRunFeatures extends FeatureSink {
   declareRecord(id: string, layout: readonly ChunkSpan[], facts: { nBases?: number }): void;
 }
 
@@ -27,6 +32,11 @@ export interface PredictionRunOptions {
   packWindow?: number;
   /** fp8's second look at frames near 0.5 (frame-refinement.ts; default 0.04; 0: never). */
   refineMargin?: number;
+  /**
+   * The features of every frame, as its final scores came from them, with the records (the pool must be started
+   * with `keepFeatures`; the checkpoint then keeps them beside the scores).
+   */
+  embeddings?: PredictionRunFeatures;
   /** Scores kept for `--resume`: results restored from it skip the pool, new ones are appended to it. */
   checkpoint?: EmbeddingCheckpoint;
   /** The original tool's three intermediate files, written on the way. */
@@ -60,7 +70,9 @@ export function runPrediction(options: PredictionRunOptions): PredictionRun {
     items: framesFrom(options.records, {
       chunkLength: options.chunkLength,
       onRecord: (record, chunks) => {
-        writer.declareRecord(record.id, chunks, recordFacts(record));
+        const facts = recordFacts(record);
+        writer.declareRecord(record.id, chunks, facts);
+        options.embeddings?.declareRecord(record.id, chunks, facts);
         onRecord?.(record, chunks);
       },
       ...(options.intermediate ? { intermediate: options.intermediate } : {}),
@@ -71,7 +83,12 @@ export function runPrediction(options: PredictionRunOptions): PredictionRun {
     ...(options.checkpoint ? { checkpoint: options.checkpoint, idOf: (frame: FrameItem) => frame.id } : {}),
   });
   const refine = refinementFor(features, options.refineMargin);
-  const done = writePredictions(run, { writer, ...(options.onResult ? { onResult: options.onResult } : {}), ...(refine ? { refine } : {}) });
+  const done = writePredictions(run, {
+    writer,
+    ...(options.onResult ? { onResult: options.onResult } : {}),
+    ...(refine ? { refine } : {}),
+    ...(options.embeddings ? { features: options.embeddings } : {}),
+  });
   done.catch(() => undefined); // handled where it is awaited; never an unhandled rejection while the caller is busy
   return { stats: run.stats, refinement: refine ? { margin: refine.margin, precision: refine.precision } : undefined, done };
 }

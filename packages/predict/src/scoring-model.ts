@@ -16,9 +16,17 @@ export interface FrameClassifier {
   close?(): Promise<void>;
 }
 
-/** A features model whose `embed` returns each frame's scores; `describe()` also names the feature size it scores. */
+/** A features model whose `embed` returns each frame's scores; `describe()` also names the feature size it scores and DNABERT-S's part of it. */
 export interface ScoringModel extends Omit<FeaturesModel, 'describe'> {
-  describe(): ComputeDescription & { featureDim: number };
+  describe(): ComputeDescription & { featureDim: number; dnabertDim: number };
+}
+
+export interface ScoringOptions {
+  /**
+   * Each frame's features follow its two scores (`SCORE_DIM + features.dim` values): for `--save-embeddings`, which
+   * asks the main process to write them. Off: the features never leave the worker.
+   */
+  withFeatures?: boolean;
 }
 
 /**
@@ -26,11 +34,13 @@ export interface ScoringModel extends Omit<FeaturesModel, 'describe'> {
  * frame's scores depend on its features alone: batch-invariant as the models are). The MLP must take the features'
  * size; the main process checks that before any frame is sent (the worker's describe() names `featureDim`).
  */
-export function scoringModel(features: FeaturesModel, mlp: FrameClassifier): ScoringModel {
+export function scoringModel(features: FeaturesModel, mlp: FrameClassifier, options: ScoringOptions = {}): ScoringModel {
   const featureDim = features.dim;
+  const withFeatures = options.withFeatures === true;
   return {
     name: features.name,
-    dim: SCORE_DIM,
+    dim: withFeatures ? SCORE_DIM + featureDim : SCORE_DIM,
+    dnabertDim: features.dnabertDim,
     tokenCount: features.tokenCount,
     ...(features.concurrentBatches !== undefined ? { concurrentBatches: features.concurrentBatches } : {}),
     async embed(items: FrameItem[]): Promise<Float32Array[]> {
@@ -39,9 +49,15 @@ export function scoringModel(features: FeaturesModel, mlp: FrameClassifier): Sco
       const rows = new Float32Array(vectors.length * featureDim);
       vectors.forEach((v, row) => rows.set(v, row * featureDim));
       const probabilities = await mlp.predict(rows, vectors.length);
-      return vectors.map((_, row) => probabilities.slice(SCORE_DIM * row, SCORE_DIM * row + SCORE_DIM));
+      if (!withFeatures) return vectors.map((_, row) => probabilities.slice(SCORE_DIM * row, SCORE_DIM * row + SCORE_DIM));
+      return vectors.map((v, row) => {
+        const out = new Float32Array(SCORE_DIM + featureDim);
+        out.set(probabilities.subarray(SCORE_DIM * row, SCORE_DIM * row + SCORE_DIM), 0);
+        out.set(v, SCORE_DIM);
+        return out;
+      });
     },
-    describe: () => ({ ...features.describe(), featureDim }),
+    describe: () => ({ ...features.describe(), featureDim, dnabertDim: features.dnabertDim }),
     counters: (): FeaturesCounters => features.counters(),
     dispose() {
       features.dispose();

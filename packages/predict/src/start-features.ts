@@ -21,6 +21,11 @@ export interface StartFeaturesOptions {
   /** Worker threads of the MLP in each worker (default: this machine's cores shared among the workers; 0: on the worker's thread). */
   mlpThreads?: number;
   /**
+   * With `models.mlp`: each frame's features come back after its two scores (`SCORE_DIM + featureDim` values), for
+   * `--save-embeddings` (saved-embeddings-writer.ts). Off (the default), features never leave the workers.
+   */
+  keepFeatures?: boolean;
+  /**
    * Another worker plugin in place of the feature model (benchmarks of the host side with simulated devices); it
    * must return what the feature model would (scores with `models.mlp`).
    */
@@ -36,6 +41,8 @@ export interface Features {
   pool: WorkerPool<FrameItem>;
   /** The size of the features the models make (768 + 2560 for the released ones), scored or not. */
   featureDim: number;
+  /** DNABERT-S's part of a feature (768 for the released model; ESM-2's follows), where the workers name it. */
+  dnabertDim: number | undefined;
   plan: ComputePlan;
   /** Backend, precision and GPU as the loaded workers describe them. */
   compute: ComputeDescription;
@@ -60,7 +67,7 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
   const slots = plan.devices?.length ?? 1;
   const mlpThreads = options.mlpThreads ?? defaultMlpThreads(slots);
   const pool = await startPool<FrameItem>({
-    model: options.plugin ?? featuresWorkerPlugin({ ...options.models, mlpThreads }),
+    model: options.plugin ?? featuresWorkerPlugin({ ...options.models, mlpThreads, ...(options.keepFeatures ? { withFeatures: true } : {}) }),
     compute: plan.settings,
     ...(plan.devices ? { devices: plan.devices } : { thread: true }),
   }).catch((err: unknown) => {
@@ -71,7 +78,8 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
   const planned: ComputeDescription = { backend, precision };
   return {
     pool,
-    featureDim: describedFeatureDim(pool) ?? pool.dim,
+    featureDim: described(pool, 'featureDim') ?? pool.dim,
+    dnabertDim: described(pool, 'dnabertDim'),
     plan,
     compute: describedCompute(pool.telemetry(), planned),
     pack: (window) => framePacking(plan.tokenBudget, window),
@@ -90,11 +98,11 @@ export function defaultMlpThreads(workers: number, cores = availableParallelism(
   return Math.max(1, Math.min(16, Math.floor((cores - 1) / Math.max(1, workers))));
 }
 
-/** The feature size the workers' scoring models name (scoring-model.ts), if they name one. */
-function describedFeatureDim(pool: WorkerPool<FrameItem>): number | undefined {
+/** A size the workers' scoring models name (scoring-model.ts: the feature size, DNABERT-S's part of it), if they name it. */
+function described(pool: WorkerPool<FrameItem>, key: 'featureDim' | 'dnabertDim'): number | undefined {
   for (const t of pool.telemetry()) {
-    const featureDim = (t.info as { featureDim?: unknown } | undefined)?.featureDim;
-    if (typeof featureDim === 'number') return featureDim;
+    const value = (t.info as Record<string, unknown> | undefined)?.[key];
+    if (typeof value === 'number') return value;
   }
   return undefined;
 }

@@ -51,6 +51,18 @@ describe('refineNearDecision', () => {
     expect(Array.from(first)).toEqual(Array.from(probabilitiesOf([0.51, 0.8, 0.49, 0.2, 0.539]))); // the workers' first rows untouched
   });
 
+  it('with features after the scores (width > 2): a refined row takes its refined features too, the others keep theirs', async () => {
+    const frames = [0, 1, 2].map((i) => frame(i));
+    // Rows of width 4: (1 − v, v, feature, feature); refined rows come back with features 100 + the frame's number.
+    const row = (v: number, f: number) => [1 - v, v, f, f + 0.5];
+    const first = Float32Array.from([...row(0.49, 0), ...row(0.9, 1), ...row(0.52, 2)]);
+    const refinement = { margin: 0.04, score: async (fs: FrameItem[]) => fs.map((f) => Float32Array.from(row(0.7, 100 + Number(f.id.match(/_(\d+)F1/)![1])))) };
+    const { probabilities, refined } = await refineNearDecision(frames, first, refinement, 4);
+    expect(refined).toBe(2);
+    expect(Array.from(probabilities)).toEqual(Array.from(Float32Array.from([...row(0.7, 100), ...row(0.9, 1), ...row(0.7, 102)])));
+    expect(rowsNearDecision(first, 3, 0.04, 4)).toEqual([0, 2]);
+  });
+
   it('asks nothing when no frame is near the decision', async () => {
     let calls = 0;
     const p = probabilitiesOf([0.1, 0.95]);

@@ -58,6 +58,21 @@ describe('scoringModel', () => {
     }
   });
 
+  it('withFeatures: each frame\'s features follow its two scores, the same scores; DNABERT-S\'s part is named', async () => {
+    const features = featuresModel(embedder(3), embedder(2), compute);
+    const mlp = mlpOf(5);
+    const plain = scoringModel(features, mlp);
+    const model = scoringModel(features, mlp, { withFeatures: true });
+    expect(model.dim).toBe(SCORE_DIM + 5);
+    expect(model.describe()).toMatchObject({ featureDim: 5, dnabertDim: 3 });
+    const frames = Array.from({ length: 6 }, (_, i) => frame(i));
+    const [rows, scores, expected] = await Promise.all([model.embed(frames), plain.embed(frames), features.embed(frames)]);
+    frames.forEach((_, i) => {
+      expect(Array.from(rows[i].subarray(0, SCORE_DIM))).toEqual(Array.from(scores[i]));
+      expect(Array.from(rows[i].subarray(SCORE_DIM))).toEqual(Array.from(expected[i]));
+    });
+  });
+
   it('refuses to score features of another size than the MLP takes', async () => {
     const model = scoringModel(featuresModel(embedder(3), embedder(2), compute), mlpOf(7));
     expect(model.describe().featureDim).toBe(5);

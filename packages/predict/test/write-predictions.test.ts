@@ -37,6 +37,43 @@ describe('writePredictions', () => {
     expect(maxAhead).toBeLessThanOrEqual(2 * ROWS_PER_WRITE); // one batch writing, one filling
   });
 
+  it('with a feature sink: the features of each batch follow its rows, in order, split from the scores', async () => {
+    const rows: number[] = [];
+    const got: { ids: string[]; features: number[]; dim: number }[] = [];
+    const writer = { writeBatch: async (ids: readonly string[], p: ArrayLike<number>) => void rows.push(...Array.from(p)) };
+    const features = { writeFeatures: async (ids: readonly string[], f: Float32Array, dim: number) => void got.push({ ids: [...ids], features: Array.from(f), dim }) };
+    // Each result: scores (0, i), then three features (i, i + 0.25, i + 0.5).
+    const source = (async function* () {
+      for (let i = 0; i < ROWS_PER_WRITE + 3; i++) yield { index: i, restored: false, item: { id: `f${i}`, nucleotide: 'ATG', protein: 'M' }, vector: Float32Array.from([0, i, i, i + 0.25, i + 0.5]) };
+    })();
+    expect(await writePredictions(source, { writer, features })).toBe(ROWS_PER_WRITE + 3);
+    expect(got.map((g) => [g.ids.length, g.dim])).toEqual([[ROWS_PER_WRITE, 3], [3, 3]]);
+    expect(got.flatMap((g) => g.ids)).toEqual(Array.from({ length: ROWS_PER_WRITE + 3 }, (_, i) => `f${i}`));
+    expect(got.flatMap((g) => g.features)).toEqual(Array.from({ length: ROWS_PER_WRITE + 3 }, (_, i) => [i, i + 0.25, i + 0.5]).flat());
+    expect(rows).toEqual(Array.from({ length: ROWS_PER_WRITE + 3 }, (_, i) => [0, i]).flat());
+  });
+
+  it('with a feature sink and a refinement: the frames scored again near 0.5 hand on their refined features', async () => {
+    const scores: number[] = [];
+    const features: number[] = [];
+    const writer = { writeBatch: async (_: readonly string[], p: ArrayLike<number>) => void scores.push(...Array.from(p)) };
+    const sink = { writeFeatures: async (_: readonly string[], f: Float32Array) => void features.push(...Array.from(f)) };
+    // Frame i's first virus score: 0.5 for even i (refined), 0.9 for odd; its feature: i. Refined: 0.75 and 1000 + i.
+    const source = (async function* () {
+      for (let i = 0; i < 10; i++) yield { index: i, restored: false, item: { id: `f${i}`, nucleotide: 'ATG', protein: 'M' }, vector: Float32Array.from(i % 2 ? [0.1, 0.9, i] : [0.5, 0.5, i]) };
+    })();
+    const refine = { margin: 0.04, score: async (fs: FrameItem[]) => fs.map((f) => Float32Array.from([0.25, 0.75, 1000 + Number(f.id.slice(1))])) };
+    await writePredictions(source, { writer, features: sink, refine });
+    expect(features).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? i : 1000 + i)));
+    expect(scores.filter((_, k) => k % 2)).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 ? Math.fround(0.9) : 0.75)));
+  });
+
+  it('with a feature sink, refuses results that are only two scores (a pool started without keepFeatures)', async () => {
+    const writer = { writeBatch: async () => undefined };
+    const features = { writeFeatures: async () => undefined };
+    await expect(writePredictions(results(3, { count: 0 }), { writer, features })).rejects.toThrow(/frame f0: expected its 2 scores and its features, got 2 values/);
+  });
+
   it('refuses results that are not two scores (a pool started without the MLP)', async () => {
     const writer = { writeBatch: async () => undefined };
     await expect(writePredictions(results(3, { count: 0 }, 3328), { writer })).rejects.toThrow(/frame f0: expected its 2 scores, got 3328 values/);

@@ -5,6 +5,7 @@
 // main process's peak RSS grows with the input. Each run is a fresh process (host-pipeline.mjs, bundled by
 // bundle.sh beside this file); 150-bp reads from phage lambda and 30 kb of E. coli (tools/bench/predict/make_reads.py).
 //   node .bundle-host/b/bench-host-pipeline.mjs --frames 200000 --workers 1,2,4,8 [--repeats 2] [--models test-data/demo-models]
+//     [--save-embeddings fp32|fp16] (the simulated workers then send 3,328 features a frame, as with predict --save-embeddings)
 // Prints one JSON line per run and a summary (median frames/s per worker count, peak RSS per input size).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ const { values: args } = parseArgs({
     repeats: { type: 'string', default: '1' },
     models: { type: 'string', default: 'test-data/demo-models' },
     genomes: { type: 'string', default: 'test-data/lambda_virus.fa,test-data/ecoli536_1-30000.fa' },
+    'save-embeddings': { type: 'string' },
   },
 });
 const entry = fileURLToPath(new URL('./host-pipeline.mjs', import.meta.url));
@@ -33,7 +35,7 @@ for (const frames of args.frames.split(',').map(Number)) {
   for (let repeat = 0; repeat < Number(args.repeats); repeat++) {
     for (const workers of args.workers.split(',').map(Number)) {
       const out = join(work, `out-${frames}-${workers}`);
-      const r = spawnSync(process.execPath, [entry, reads, out, String(workers), args.models], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [entry, reads, out, String(workers), args.models, '300', ...(args['save-embeddings'] ? [args['save-embeddings']] : [])], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`run with ${workers} workers failed (${r.status}):\n${r.stderr}`);
       const run = JSON.parse(r.stdout.trim().split('\n').at(-1));
       runs.push(run);

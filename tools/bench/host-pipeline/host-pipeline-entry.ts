@@ -2,7 +2,7 @@
 // processes), through the command's own code (resolvePredictOptions → runPredict, the checkpoint, the writer,
 // run_summary.json), measuring the main process: frames per second from FASTA to written outputs, its CPU time and
 // its peak RSS. Bundled by bench-host-pipeline.mjs; prints one JSON line.
-//   node host-pipeline.mjs READS.fa OUT_DIR WORKERS MODELS_DIR [CHUNK_LENGTH]
+//   node host-pipeline.mjs READS.fa OUT_DIR WORKERS MODELS_DIR [CHUNK_LENGTH] [fp32|fp16: --save-embeddings in that dtype]
 import { fileURLToPath } from 'node:url';
 import { loadMlp } from '../../../packages/consensus/src/index.js';
 import { resolvePredictOptions } from '../../../packages/cli/src/config/resolve-predict-options.js';
@@ -10,13 +10,14 @@ import { runPredict } from '../../../packages/cli/src/pipeline/run-predict.js';
 import { resolveModelPaths } from '../../../packages/cli/src/pipeline/resolve-models.js';
 import { createProgressReporter } from '../../../packages/cli/src/progress/progress-reporter.js';
 
-const [input, outDir, workers, modelsDir, chunkLength = '300'] = process.argv.slice(2);
+const [input, outDir, workers, modelsDir, chunkLength = '300', embeddingsDtype] = process.argv.slice(2);
 const options = resolvePredictOptions({
   input, 'out-dir': outDir, 'models-dir': modelsDir, 'model-type': Number(chunkLength), backend: 'cpu', workers: Number(workers), force: true, quiet: true,
+  ...(embeddingsDtype ? { 'save-embeddings': true, 'embeddings-dtype': embeddingsDtype } : {}),
 });
 // The simulated workers say they score features of the MLP's size (the main process checks it before any frame goes).
 const { inputDim } = await loadMlp(resolveModelPaths(options).mlp);
-const plugin = { module: fileURLToPath(new URL('./simulated-scorer.mjs', import.meta.url)), export: 'simulatedScorerFactory', options: { featureDim: inputDim } };
+const plugin = { module: fileURLToPath(new URL('./simulated-scorer.mjs', import.meta.url)), export: 'simulatedScorerFactory', options: { featureDim: inputDim, ...(embeddingsDtype ? { withFeatures: true } : {}) } };
 const reporter = createProgressReporter({ quiet: true });
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
@@ -28,6 +29,7 @@ const embedClassify = summary.stageSeconds['embed+classify'] ?? wall;
 console.log(JSON.stringify({
   frames: summary.frames,
   workers: Number(workers),
+  ...(embeddingsDtype ? { saveEmbeddings: embeddingsDtype } : {}),
   wallSeconds: +wall.toFixed(2),
   stageSeconds: summary.stageSeconds,
   framesPerSecond: Math.round(summary.frames / embedClassify),

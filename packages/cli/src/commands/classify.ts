@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule } from '@virnucpro/consensus';
+import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule, type MlpClassifier, type PredictionFiles } from '@virnucpro/consensus';
 import type { CommandModule } from 'yargs';
-import { modelLoadError } from '@virnucpro/predict';
+import { classifySavedEmbeddings, isSavedEmbeddings, modelLoadError, openSavedEmbeddings, SavedEmbeddingsError } from '@virnucpro/predict';
 import { UsageError } from '../errors.js';
 import { interruptibly } from './interruptible.js';
 import { runCommand } from './run-command.js';
@@ -18,7 +18,7 @@ export const classifyCommand: CommandModule = {
   builder: (y) =>
     y
       .option('mlp', { type: 'string', demandOption: true, describe: 'VirNucPro MLP: the original 300_model.pth / 500_model.pth, or a .safetensors' })
-      .option('features', { type: 'string', demandOption: true, describe: "merged features: a VirNucPro merged .pt, or a .safetensors of embed's layout" })
+      .option('features', { type: 'string', demandOption: true, describe: "a VirNucPro merged .pt, a .safetensors of embed's layout, or predict's embeddings/" })
       .option('out-dir', { alias: 'o', type: 'string', demandOption: true, describe: 'directory for the output files (created if missing)' })
       .option('consensus-scores', { type: 'boolean', default: false, describe: 'add max_score_0/max_score_1 columns to the consensus csv' })
       .option('key-rule', { choices: ['original', 'frame-suffix'] as const, default: 'original', describe: "consensus key: original drops an id's last 2 characters; frame-suffix only F1..R3" })
@@ -26,7 +26,9 @@ export const classifyCommand: CommandModule = {
       .option('quiet', { alias: 'q', type: 'boolean', describe: 'print nothing but errors' })
       .epilogue(
         [
-          "--features: a VirNucPro merged .pt ({'ids', 'data'}) or a .safetensors with 'embeddings' [N, D] and the ids in its metadata.",
+          "--features: a VirNucPro merged .pt ({'ids', 'data'}), a .safetensors with 'embeddings' [N, D] and the ids in its metadata, " +
+            'or the embeddings/ folder of `predict --save-embeddings` (read shard by shard; the records, chunk length and region options are in it): ' +
+            "from its fp32 features the three files are predict's byte for byte, from fp16 ones the scores are close, not equal.",
           'Writes into --out-dir:',
           '  prediction_results.txt               Sequence_ID, Prediction (virus|others), score1 (others), score2 (virus)',
           '  prediction_results_highestscore.csv  tab-separated: Modified_ID (chunk), Is_Virus (max score2 >= max score1)',
@@ -34,7 +36,8 @@ export const classifyCommand: CommandModule = {
           'Files appear only when complete. Exit codes: 0 ok, 1 error, 2 bad input, 130/143 interrupted.',
         ].join('\n'),
       )
-      .example('$0 classify --mlp 500_model.pth --features output_1_merged.pt -o results', 'classify one merged feature file'),
+      .example('$0 classify --mlp 500_model.pth --features output_1_merged.pt -o results', 'classify one merged feature file')
+      .example('$0 classify --mlp other_500_model.pth --features run1/embeddings -o run1-other', 'score the frames of a predict --save-embeddings run with another MLP'),
   handler: (args) =>
     runCommand(async () => {
       const mlpPath = resolve(args.mlp as string);
@@ -46,19 +49,16 @@ export const classifyCommand: CommandModule = {
         const mlp = await loadMlp(mlpPath).catch((e: unknown) => {
           throw modelLoadError('MLP', mlpPath, e);
         });
-        const features = await readFeatures(featuresPath).catch((e: Error) => {
-          throw new UsageError(`cannot use --features ${featuresPath}: ${e.message}`);
-        });
-        if (features.dim !== mlp.inputDim) {
-          throw new UsageError(`${featuresPath}: rows have ${features.dim} features but the MLP ${mlpPath} expects ${mlp.inputDim}`);
-        }
         const started = Date.now();
-        const files = await classifyFeatures(mlp, features, outDir, {
+        const writerOptions = {
           keyRule: args['key-rule'] as ConsensusKeyRule,
           consensusScoreColumns: Boolean(args['consensus-scores']),
           summary: Boolean(args.summary),
           signal,
-        });
+        };
+        const files = (await isSavedEmbeddings(featuresPath))
+          ? await classifySaved(mlp, featuresPath, outDir, writerOptions)
+          : await classifyFile(mlp, featuresPath, mlpPath, outDir, writerOptions);
         if (!quiet) {
           const seconds = (Date.now() - started) / 1000;
           console.error(`classified ${files.rows} frames in ${files.chunks} chunks in ${seconds.toFixed(1)} s`);
@@ -67,3 +67,25 @@ export const classifyCommand: CommandModule = {
       });
     }),
 };
+
+type WriterOptions = Parameters<typeof classifyFeatures>[3];
+
+/** A features file (merged .pt or safetensors), read whole. */
+async function classifyFile(mlp: MlpClassifier, featuresPath: string, mlpPath: string, outDir: string, options: WriterOptions): Promise<PredictionFiles> {
+  const features = await readFeatures(featuresPath).catch((e: Error) => {
+    throw new UsageError(`cannot use --features ${featuresPath}: ${e.message}`);
+  });
+  if (features.dim !== mlp.inputDim) {
+    throw new UsageError(`${featuresPath}: rows have ${features.dim} features but the MLP ${mlpPath} expects ${mlp.inputDim}`);
+  }
+  return classifyFeatures(mlp, features, outDir, options);
+}
+
+/** The folder of predict --save-embeddings, shard by shard, with its records: predict's files. */
+async function classifySaved(mlp: MlpClassifier, featuresPath: string, outDir: string, options: WriterOptions): Promise<PredictionFiles> {
+  const usage = (e: unknown): never => {
+    throw e instanceof SavedEmbeddingsError ? new UsageError(`cannot use --features ${featuresPath}: ${e.message}`) : e;
+  };
+  const saved = await openSavedEmbeddings(featuresPath).catch(usage);
+  return classifySavedEmbeddings(mlp, saved, outDir, options).catch(usage);
+}

@@ -55,6 +55,8 @@ export const PREDICT_OPTIONS: readonly OptionSpec[] = [
   { key: 'region-max-gap', kind: 'integer', min: 0, default: 5000, description: 'viral regions: bases allowed between two joined viral chunks' },
   { key: 'min-region-chunks', kind: 'integer', min: 1, default: 2, description: 'viral regions: viral chunks a region needs to be kept' },
   { key: 'keep-intermediate', kind: 'boolean', default: false, description: 'also write the chunked, nucleotide and protein FASTA files' },
+  { key: 'save-embeddings', kind: 'boolean', default: false, description: "also write each frame's DNABERT-S + ESM-2 features to --out-dir/embeddings/" },
+  { key: 'embeddings-dtype', kind: 'choice', choices: ['fp32', 'fp16'], defaultText: 'fp32', description: "fp16 halves --save-embeddings' size; classify's scores are then approximate" },
   { key: 'shard', kind: 'string', cliOnly: true, description: 'run only part K of N of the records, e.g. 2/8; join them with `virnucpro merge`' },
   { key: 'quiet', kind: 'boolean', default: false, description: 'no progress output (errors still go to stderr)' },
   { key: 'config', kind: 'path', cliOnly: true, description: 'YAML file with any of these options (command-line flags win)' },
@@ -88,6 +90,10 @@ export interface PredictOptions {
   resume: boolean;
   force: boolean;
   keepIntermediate: boolean;
+  /** --save-embeddings: every scored frame's features to `--out-dir/embeddings/`. */
+  saveEmbeddings: boolean;
+  /** --embeddings-dtype (undefined: fp32); only with --save-embeddings. */
+  embeddingsDtype?: 'fp32' | 'fp16';
   regionGap: number;
   regionMaxGap: number;
   minRegionChunks: number;

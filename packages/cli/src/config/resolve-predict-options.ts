@@ -41,6 +41,7 @@ export function resolvePredictOptions(flags: Record<string, unknown>, env: NodeJ
   if (!options.input) throw new UsageError('no input: give the FASTA file as the first argument (or `input:` in the config file)');
   if (!options.outDir) throw new UsageError('no output folder: give --out-dir DIR (or `out-dir:` in the config file)');
   if (options.resume && options.force) throw new UsageError('--resume and --force contradict each other: --resume keeps the earlier run, --force discards it');
+  if (options.embeddingsDtype !== undefined && !options.saveEmbeddings) throw new UsageError(`--embeddings-dtype ${options.embeddingsDtype} needs --save-embeddings (without it no embeddings are written)`);
   asUsage(() => checkPrecisionOption(options.backend, options.precision));
   if (options.length !== options.modelType && !options.mlp) {
     throw new UsageError(`--length ${options.length} with --model-type ${options.modelType}: the ${options.modelType} bp MLP was trained on ${options.modelType} bp chunks; pass --mlp FILE to use a different model deliberately`);

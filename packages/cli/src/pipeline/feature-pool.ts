@@ -28,6 +28,8 @@ export async function startFeaturePool(
       models,
       ...(pool.mlpThreads !== undefined ? { mlpThreads: pool.mlpThreads } : {}),
       ...(pool.plugin ? { plugin: pool.plugin } : {}),
+      // --save-embeddings: each frame's features come back with its scores (opt-in: 13 KB a frame instead of 8 bytes).
+      ...(options.saveEmbeddings ? { keepFeatures: true } : {}),
       compute: {
         backend: options.backend,
         ...(options.precision ? { precision: options.precision } : {}),

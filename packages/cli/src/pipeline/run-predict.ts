@@ -4,7 +4,7 @@ import { openCheckpoint, CheckpointMismatchError, type CheckpointSession } from 
 import { removeStaleTempFiles } from '@virnucpro/atomic-file';
 import { loadMlp, PredictionWriter, ReportCollector, type RegionOptions } from '@virnucpro/consensus';
 import { readFasta, type FastaRecord } from '@virnucpro/fasta-stream';
-import { prepOutputPaths, inputStem, PrepWriter } from '@virnucpro/predict';
+import { prepOutputPaths, inputStem, PrepWriter, SAVED_EMBEDDINGS_DIR, SavedEmbeddingsWriter } from '@virnucpro/predict';
 import { defaultTokenBudget } from '@virnucpro/compute';
 import type { WorkerPluginSpec } from '@virnucpro/runtime';
 import {
@@ -38,6 +38,8 @@ export { CHECKPOINT_DIR } from './stop-signals.js';
 export { RUN_SUMMARY_FILE } from './run-outputs.js';
 /** Threads of the MLP in each worker (default: the cores less one, shared among the workers, at most 16 each). */
 export const MLP_THREADS_ENV = 'VIRNUCPRO_MLP_THREADS';
+/** Rows a shard of --save-embeddings holds (default 4,096: 54 MB of the released models' features in fp32). */
+export const EMBEDDINGS_SHARD_ROWS_ENV = 'VIRNUCPRO_EMBEDDINGS_SHARD_ROWS';
 
 export interface RunPredictIo {
   reporter: ProgressReporter;
@@ -75,6 +77,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   const models = resolveModelPaths(options);
   // --threads for both the models and the MLP; VIRNUCPRO_MLP_THREADS (0: the worker's own thread) still overrides the MLP's.
   const mlpThreads = mlpThreadsFromEnv(process.env[MLP_THREADS_ENV]) ?? options.threads; // a bad value fails before anything starts
+  const shardRows = options.saveEmbeddings ? embeddingsShardRows() : {};
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
   const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
   const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
@@ -155,12 +158,28 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`);
     summary.demoModels = demo !== undefined;
     if (outDirState.existed) await removeStaleTempFiles(options.outDir);
+    const embeddingsDir = join(options.outDir, SAVED_EMBEDDINGS_DIR);
+    if (existsSync(embeddingsDir)) await removeStaleTempFiles(embeddingsDir); // a killed --save-embeddings run's shards
     sayWhatWasRestored(opened, options.resume, (m) => reporter.log(m));
     summary.addStageSeconds('count', countSeconds);
 
     // report.html's data gathered as the records are written (a run of 10^8 frames need not read ~25 GB back for it).
     const report = new ReportCollector();
     const writer = outputs.add(await PredictionWriter.create(options.outDir, { chunkFiles: true, regions: regionOptionsOf(options), report }));
+    // --save-embeddings: the features every final score came from, in shards written as the run goes (published
+    // with the other results); the checkpoint keeps them beside the scores, so --resume writes them again whole.
+    const embeddings = options.saveEmbeddings
+      ? outputs.add(
+          await SavedEmbeddingsWriter.create(embeddingsDir, {
+            chunkLength: options.length,
+            dtype: options.embeddingsDtype === 'fp16' ? 'float16' : 'float32',
+            regions: regionOptionsOf(options),
+            precision: features.compute.precision,
+            ...(features.dnabertDim !== undefined ? { dnabertDim: features.dnabertDim } : {}),
+            ...shardRows,
+          }),
+        )
+      : undefined;
     const intermediate = options.keepIntermediate
       ? outputs.add(await PrepWriter.open(prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length)))
       : undefined;
@@ -178,6 +197,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const records = recordsOfThisRun(options.input, shard, options.minLength, (record, inputRecord) => {
       // Skipped (--min-length): a sequence_summary.tsv row, called 'skipped', and nothing else.
       writer.declareSkippedRecord(record.id, record.sequence.length, recordFacts(record));
+      embeddings?.declareSkippedRecord(record.id, record.sequence.length, recordFacts(record));
       shardRecords?.add({ inputRecord, id: record.id });
     });
     const progress = followRun(reporter, summary, features, totals, opened.report.restoredItems);
@@ -192,6 +212,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       ...(options.packWindow !== undefined ? { packWindow: options.packWindow } : {}),
       ...(options.refineMargin !== undefined ? { refineMargin: options.refineMargin } : {}),
       checkpoint: opened,
+      ...(embeddings ? { embeddings } : {}),
       ...(intermediate ? { intermediate } : {}),
       onRecord: (record) => {
         shardRecords?.add({ inputRecord: (record as IndexedRecord).inputRecord, id: record.id });
@@ -224,7 +245,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       // shard_records.tsv is published with the results, before run_summary.json (which marks the shard finished).
       result.shard = shardSummary(shard, inputFingerprint, result, models);
     }
+    if (embeddings) result.embeddings = { folder: SAVED_EMBEDDINGS_DIR, dtype: options.embeddingsDtype ?? 'fp32', frames: embeddings.frames, shards: embeddings.shardsWritten };
     await outputs.publish(result);
+    if (embeddings) reporter.log(`virnucpro: saved the features of ${embeddings.frames} frames in ${embeddings.shardsWritten} shard(s) to ${embeddingsDir} (virnucpro classify --features ${embeddingsDir} reads them)`);
     // As `virnucpro report` would make it from the files (run_summary.json as written); a failure only warns.
     await writeReportAfterRun(options.outDir, (m) => reporter.log(m), report.data(JSON.parse(JSON.stringify(result)) as Record<string, unknown>));
     // The published files hold every score: the shards, needed only to finish an interrupted run, go; the manifest
@@ -262,6 +285,8 @@ function openRunCheckpoint(options: PredictOptions, models: ModelPaths, inputFin
       scores: FEATURES_MODEL_NAME, chunkLength: options.length, esm: describeModel(models.esm), dnabert: describeModel(models.dnabert), mlp: describeModel(models.mlp),
       precision: features.compute.precision,
       ...(refines ? { refineMargin: options.refineMargin ?? DEFAULT_REFINE_MARGIN } : {}),
+      // With --save-embeddings the shards hold each frame's features after its scores: a resume needs them too.
+      ...(options.saveEmbeddings ? { embeddings: 'kept (--save-embeddings)' } : {}),
       ...(options.shard ? { shard: formatShardSpec(options.shard) } : {}),
     },
     inputFingerprint,
@@ -308,6 +333,15 @@ async function* recordsOfThisRun(
 /** The viral-region options of the run (--region-gap, --region-max-gap, --min-region-chunks). */
 function regionOptionsOf(options: PredictOptions): RegionOptions {
   return { gap: options.regionGap, maxGapBases: options.regionMaxGap, minChunks: options.minRegionChunks };
+}
+
+/** Rows a shard of --save-embeddings (VIRNUCPRO_EMBEDDINGS_SHARD_ROWS; default the writer's, 4,096). */
+function embeddingsShardRows(): { shardRows?: number } {
+  const value = process.env[EMBEDDINGS_SHARD_ROWS_ENV];
+  if (value === undefined || value === '') return {};
+  const rows = Number(value);
+  if (!Number.isInteger(rows) || rows < 1) throw new UsageError(`${EMBEDDINGS_SHARD_ROWS_ENV} must be a whole number ≥ 1, got '${value}'`);
+  return { shardRows: rows };
 }
 
 function mlpThreadsFromEnv(value: string | undefined): number | undefined {

@@ -67,6 +67,8 @@ export interface RunSummary {
   /** With --min-length N: N, and the records shorter than it that were skipped. */
   minLength?: number;
   skippedSequences?: number;
+  /** With --save-embeddings: the folder (under --out-dir), the stored dtype, frames and shards written. */
+  embeddings?: { folder: string; dtype: string; frames: number; shards: number };
   /** The models carry the DEMO-RANDOM-WEIGHTS marker: the calls mean nothing (absent otherwise). */
   demoModels?: true;
 }
