@@ -51,13 +51,15 @@ for run in "$@"; do
   VIRNUCPRO_PROGRESS_INTERVAL=10 timeout "${RUN_LIMIT_S:-0}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
     --token-budget 32768 --devices "$devices" --out-dir "/tmp/out-$name" > "$dir/stdout.txt" 2> >(stamp "$(echo "$t0" | sed 's/.........$/.&/')" > "$dir/stderr.txt") &
   main=$!
-  ( sleep 3; top -b -H -d 5 -w 180 -p "$(pgrep -P "$main" | head -1)" > "$dir/top-main.txt" ) &
+  # The CLI's pid: $main is the background job (a subshell around timeout when stderr goes through stamp).
+  cli_pid() { pgrep -n -f "virnucpro-entry.mjs predict $reads"; }
+  ( sleep 3; top -b -H -d 5 -w 180 -p "$(cli_pid)" > "$dir/top-main.txt" ) &
   toppid=$!
   ( sleep 20; top -b -d 5 -w 180 > "$dir/top-all.txt" ) &
   topall=$!
   if [ -n "$kill_after" ]; then
-    # $main is timeout's pid: the CLI is its child, the workers the CLI's children.
-    ( sleep "$kill_after"; victim=$(pgrep -P "$(pgrep -P "$main" | head -1)" | head -1); echo "killed worker pid $victim at ${kill_after}s" > "$dir/killed.txt"; kill -9 "$victim" ) &
+    # The workers are the CLI's children.
+    ( sleep "$kill_after"; victim=$(pgrep -o -P "$(cli_pid)"); echo "killed worker pid $victim at ${kill_after}s" > "$dir/killed.txt"; kill -9 "$victim" ) &
   fi
   wait "$main"; rc=$?
   t1=$(date +%s%N)
