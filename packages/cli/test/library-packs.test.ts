@@ -69,16 +69,20 @@ const inCi = process.env.CI === 'true';
 if (unreachable && !inCi) console.warn(`library-packs.test.ts is skipped: ${unreachable}; it needs the registry npm uses (CI fails instead)`);
 
 const run = promisify(execFile); // asynchronous: the registry answers npm from this process's event loop
-const tmp = mkdtempSync(join(tmpdir(), 'library-packs-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const project = join(tmp, 'project');
 
 describe.skipIf(unreachable !== undefined && !inCi)('every library package, published to a registry and installed by name outside the workspace, runs its README examples', () => {
+  let tmp = '';
+  let project = '';
   let registry: LocalRegistry | undefined;
-  afterAll(() => registry?.close());
+  afterAll(async () => {
+    await registry?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
 
   beforeAll(async () => {
     if (unreachable) throw new Error(`CI reaches the npm registry, but ${unreachable}`);
+    tmp = mkdtempSync(join(tmpdir(), 'library-packs-'));
+    project = join(tmp, 'project');
     registry = await startLocalRegistry(join(tmp, 'registry'), upstream);
     // npm sees only this configuration: not the caller's user configuration nor the npm_config_* of `npm test`.
     const env = {
@@ -88,6 +92,7 @@ describe.skipIf(unreachable !== undefined && !inCi)('every library package, publ
       npm_config_update_notifier: 'false',
       npm_config_audit: 'false',
       npm_config_fund: 'false',
+      npm_config_omit_lockfile_registry_resolved: 'false', // the lock says where each package came from
     };
     const options = { env, encoding: 'utf8' as const, maxBuffer: 64 << 20 };
     await run(process.execPath, [release, '--out', join(tmp, 'packs'), '--registry', registry.url], { ...options, cwd: repo, timeout: 120_000 });
