@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Scaffolds packages/<dir> as @virnucpro/<dir> with the workspace's build/test/lint wiring.
 // Usage: node tools/new-package.mjs <dir> "<one-line description>"
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [dir, description = ''] = process.argv.slice(2);
 if (!dir) { console.error('usage: new-package.mjs <dir> "<description>"'); process.exit(2); }
+// What every library manifest repeats from the repository's (tools/release/manifest-problems.mjs checks it).
+const workspace = JSON.parse(readFileSync('package.json', 'utf8'));
 const root = join('packages', dir);
 if (existsSync(root)) { console.error(`${root} exists`); process.exit(1); }
 mkdirSync(join(root, 'src'), { recursive: true });
@@ -15,7 +17,9 @@ const pkg = {
   version: '0.1.0',
   description,
   type: 'module',
-  license: 'MIT',
+  license: workspace.license,
+  repository: { ...workspace.repository, directory: `packages/${dir}` },
+  engines: workspace.engines,
   main: './dist/index.js',
   types: './dist/index.d.ts',
   exports: {

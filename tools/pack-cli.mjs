@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { packDestination } from './release/pack-destination.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outIndex = process.argv.indexOf('--out');
-const outDir = resolve(outIndex > 0 ? process.argv[outIndex + 1] : process.cwd());
+const outDir = packDestination(root, outIndex > 0 ? process.argv[outIndex + 1] : process.cwd());
 const cli = JSON.parse(readFileSync(join(root, 'packages/cli/package.json'), 'utf8'));
 const staging = mkdtempSync(join(tmpdir(), 'virnucpro-pack-'));
 const stage = join(staging, 'virnucpro');
