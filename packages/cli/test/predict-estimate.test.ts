@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCliAsync, testData } from './cli-harness.js';
+import { bin, runCliAsync, runNodeAsync, testData } from './cli-harness.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'predict-estimate-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -21,8 +21,11 @@ function seconds(duration: string): number {
 describe('predict estimates its duration', () => {
   it('once the second batch is timed: frames, tokens and the measured rate of this run', async () => {
     const out = join(tmp, 'out');
-    // 4 frames of 168 tokens, 512-token batches: 2 batches, the first one warm-up, the second timed.
-    const r = await runCliAsync(['predict', small, '--models-dir', demo, '--backend', 'cpu', '--token-budget', '512', '--out-dir', out]);
+    // 4 frames of 168 tokens, 512-token batches: 2 batches, the first one warm-up, the second timed (over however
+    // short a time: VIRNUCPRO_ESTIMATE_AFTER=0; a run's default is 10 s).
+    const r = await runNodeAsync([bin, 'predict', small, '--models-dir', demo, '--backend', 'cpu', '--token-budget', '512', '--out-dir', out], {
+      env: { ...process.env, VIRNUCPRO_ESTIMATE_AFTER: '0' },
+    });
     expect(r.status).toBe(0);
     const lines = r.stderr.split('\n').filter((l) => l.includes('estimated'));
     expect(lines).toHaveLength(1);

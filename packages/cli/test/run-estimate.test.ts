@@ -36,6 +36,24 @@ describe('run estimate', () => {
     expect(e.batch(1_000)).toBe('estimated ~16m40s for 100 frames (100,000 ESM-2 tokens) at 100 tokens/s (measured on this machine, after warm-up); ~16m00s left');
   });
 
+  it('times the rate over at least 10 s after warm-up: batches queued ahead finish in a bunch at first', () => {
+    let now = 0;
+    const e = new RunEstimate({ frames: 1_000, tokens: 1_000_000, concurrency: 1, now: () => now });
+    now = 5_000;
+    expect(e.batch(30_000)).toBeUndefined(); // warm-up
+    now = 5_300;
+    expect(e.batch(30_000)).toBeUndefined(); // queued behind it: 100,000 tokens/s over 0.3 s says nothing yet
+    expect(e.secondsLeft()).toBeUndefined();
+    for (let t = 1; t <= 4; t++) {
+      now = 5_000 + t * 3_000;
+      const line = e.batch(30_000);
+      // 10 s reached at the fourth: 5 × 30,000 tokens in the 12 s since warm-up = 12,500 tokens/s; 1,000,000 take
+      // 1m20s, the 820,000 left 65.6 s.
+      if (t < 4) expect(line).toBeUndefined();
+      else expect(line).toBe('estimated ~1m20s for 1,000 frames (1,000,000 ESM-2 tokens) at 12,500 tokens/s (measured on this machine, after warm-up); ~1m06s left');
+    }
+  });
+
   it('rounds the rate to a whole number from 100 tokens/s up', () => {
     expect(estimateLine(1, 123_456, 0, 1234.56)).toBe('estimated ~1m40s for 1 frame (123,456 ESM-2 tokens) at 1,235 tokens/s (measured on this machine, after warm-up); ~1m40s left');
   });

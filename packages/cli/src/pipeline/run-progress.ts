@@ -23,6 +23,7 @@ export function followRun(
     frames: toCompute,
     tokens: totals.frames > 0 ? Math.round((totals.esmTokens * toCompute) / totals.frames) : 0,
     concurrency: features.plan.devices?.length ?? 1,
+    ...estimateAfterFromEnv(process.env[ESTIMATE_AFTER_ENV]),
   });
   const progress = reporter.stage('predict', { total: totals.frames, unit: 'frames', secondsLeft: () => estimate.secondsLeft() });
   features.pool.events$.subscribe((event) => {
@@ -37,4 +38,12 @@ export function followRun(
     if (warning) reporter.log(`virnucpro: warning: ${warning}`);
   });
   return { tick: (frame) => progress.tick(1, esmTokenCount(frame)), finish: () => progress.finish() };
+}
+
+/** Seconds of batches after warm-up before the estimate is made (default 10; tests of a few batches set 0). */
+export const ESTIMATE_AFTER_ENV = 'VIRNUCPRO_ESTIMATE_AFTER';
+
+function estimateAfterFromEnv(value: string | undefined): { minTimedSeconds?: number } {
+  const seconds = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isFinite(seconds) && seconds >= 0 ? { minTimedSeconds: seconds } : {};
 }

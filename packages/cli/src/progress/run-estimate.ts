@@ -8,6 +8,8 @@ export interface RunEstimateOptions {
   tokens: number;
   /** Batches computed at once (worker processes; 1 in-process): one round of them is the warm-up. */
   concurrency: number;
+  /** The shortest time after warm-up the rate is measured over (default MIN_TIMED_SECONDS). */
+  minTimedSeconds?: number;
   now?: () => number;
 }
 
@@ -18,6 +20,9 @@ export interface RunEstimateOptions {
  * (a run of fewer batches ends before an estimate would help; none is made up from a rate measured elsewhere), and
  * secondsLeft() gives the progress ETA from the same rate.
  */
+/** The shortest time after warm-up a rate is measured over. */
+export const MIN_TIMED_SECONDS = 10;
+
 export class RunEstimate {
   private batches = 0;
   private tokensDone = 0;
@@ -43,12 +48,16 @@ export class RunEstimate {
     return estimateLine(this.options.frames, this.options.tokens, this.tokensDone, rate);
   }
 
-  /** Tokens per second since warm-up, once a full round of batches has been timed; undefined before. */
+  /**
+   * Tokens per second since warm-up, once a full round of batches has been timed over at least `minTimedSeconds`;
+   * undefined before. (Batches queued ahead on a GPU finish in bunches at first: timed over a second, one H200's
+   * rate came out 2.2× too high.)
+   */
   tokensPerSecond(): number | undefined {
     if (!this.warmUp || this.batches < 2 * this.round) return undefined;
     const seconds = (this.lastBatchAt - this.warmUp.at) / 1000;
     const tokens = this.tokensDone - this.warmUp.tokens;
-    return seconds > 0 && tokens > 0 ? tokens / seconds : undefined;
+    return seconds >= (this.options.minTimedSeconds ?? MIN_TIMED_SECONDS) && seconds > 0 && tokens > 0 ? tokens / seconds : undefined;
   }
 
   /** The tokens not done yet at the measured rate, less the time the batch in progress has run; undefined before a rate. */
