@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededMlp } from './seeded-mlp.js';
 import { MlpClassifier, PredictionWriter } from '@virnucpro/consensus';
 import { chunkLayout } from '@virnucpro/sixframe';
 import { openSafetensors } from '@virnucpro/weights';
@@ -16,20 +17,7 @@ import { classifySavedEmbeddings } from '../src/classify-saved-embeddings.js';
 const tmp = mkdtempSync(join(tmpdir(), 'saved-embeddings-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-type TensorData = Parameters<typeof MlpClassifier.fromStateDict>[0] extends Map<string, infer T> ? T : never;
-/** VirNucPro's MLP layout with small seeded weights: `input` → 4 hidden → 2. */
-function mlpOf(input: number): MlpClassifier {
-  let seed = 777;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
-  const tensor = (shape: number[], fill = random): TensorData => ({ dtype: 'float32', shape, data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, fill) });
-  return MlpClassifier.fromStateDict(
-    new Map([
-      ['hidden_layer.weight', tensor([4, input])], ['hidden_layer.bias', tensor([4])],
-      ['bn1.weight', tensor([4], () => 1)], ['bn1.bias', tensor([4])], ['bn1.running_mean', tensor([4])], ['bn1.running_var', tensor([4], () => 1)],
-      ['output_layer.weight', tensor([2, 4])], ['output_layer.bias', tensor([2])],
-    ]),
-  );
-}
+const mlpOf = (input: number) => seededMlp(input, 777);
 
 const DIM = 6;
 const CHUNK = 300;

@@ -2,14 +2,13 @@
 // probabilities of its own features — the same bytes as MlpClassifier on the main thread, whatever the batch —
 // and the worker says which feature size it scores.
 import { describe, expect, it } from 'vitest';
+import { seededMlp } from './seeded-mlp.js';
 import { MlpClassifier, ThreadedMlp } from '@virnucpro/consensus';
 import { featuresModel, type SequenceEmbedder } from '../src/features-model.js';
 import type { FrameItem } from '../src/frame-item.js';
 import { SCORE_DIM, scoringModel } from '../src/scoring-model.js';
 
 /** A deterministic embedder: each value from the sequence and the position alone (no batch effects). */
-/** A state dict's tensor, as MlpClassifier.fromStateDict takes it. */
-type TensorData = Parameters<typeof MlpClassifier.fromStateDict>[0] extends Map<string, infer T> ? T : never;
 
 const embedder = (dim: number): SequenceEmbedder => ({
   dim,
@@ -18,19 +17,7 @@ const embedder = (dim: number): SequenceEmbedder => ({
   dispose: () => undefined,
 });
 
-/** VirNucPro's MLP layout with small seeded weights: `input` → 4 hidden → 2. */
-function mlpOf(input: number): MlpClassifier {
-  let seed = 12345;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
-  const tensor = (shape: number[], fill = random): TensorData => ({ dtype: 'float32', shape, data: Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, fill) });
-  return MlpClassifier.fromStateDict(
-    new Map([
-      ['hidden_layer.weight', tensor([4, input])], ['hidden_layer.bias', tensor([4])],
-      ['bn1.weight', tensor([4], () => 1)], ['bn1.bias', tensor([4])], ['bn1.running_mean', tensor([4])], ['bn1.running_var', tensor([4], () => 1)],
-      ['output_layer.weight', tensor([2, 4])], ['output_layer.bias', tensor([2])],
-    ]),
-  );
-}
+const mlpOf = (input: number) => seededMlp(input, 12345);
 
 const frame = (i: number): FrameItem => ({ id: `r${i}_chunk_1F1`, nucleotide: 'ACGT'.repeat(3 + (i % 5)), protein: 'MKV'.repeat(1 + (i % 4)) });
 const compute = { backend: 'cpu' as const, precision: 'fp32' as const };
