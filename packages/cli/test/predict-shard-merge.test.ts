@@ -99,7 +99,8 @@ describe('virnucpro merge', () => {
     expect(readdirSync(out).sort()).toEqual([...OUTPUTS, 'report.html', 'run_summary.json'].sort());
     const merged = summary(out);
     const whole = summary(single);
-    for (const key of ['sequences', 'chunks', 'frames', 'chunkLength', 'backend', 'precision']) expect(merged[key], key).toEqual(whole[key]);
+    for (const key of ['sequences', 'chunks', 'frames', 'chunkLength', 'backend', 'precision', 'demoModels']) expect(merged[key], key).toEqual(whole[key]);
+    expect(merged.demoModels).toBe(true); // the demo models: report.html's warning banner for the merged run too
     expect(merged.tokens).toEqual(whole.tokens);
     expect(merged.merged.shards.map((s: { shard: string }) => s.shard)).toEqual(['1/4', '2/4', '3/4', '4/4']);
     expect(merged.merged.inputFingerprint).toBe(summary(shardDir(1)).shard.inputFingerprint);

@@ -35,6 +35,8 @@ export function mergedRunSummary(set: ShardSet): MergedRunSummary {
     chunkLength: first.chunkLength,
     ...(first.regions ? { regions: first.regions } : {}),
     models: first.models,
+    // The demo models (random weights) in any shard: the merged calls mean nothing either (report.html's banner).
+    ...(runs.some((r) => r.demoModels) ? { demoModels: true as const } : {}),
     backend: first.backend,
     precision: first.precision,
     ...(first.cuda ? { cuda: first.cuda } : {}),
