@@ -1,7 +1,7 @@
 // Batch invariance end to end, the part that races the run (docs/architecture.md, "Batch invariance"; issue 27):
 // `virnucpro predict` on wasm with the odd-shaped models and mixed input of test/invariance-fixture.ts, killed
 // (SIGKILL) at 10 points and resumed each time, gives the bytes of one undisturbed run. The other cuts (shards,
-// workers, token budget, packing window) are predict-invariance.test.ts. Runs alone (vitest.config.ts: SERIAL):
+// workers, token budget, packing window) are predict-invariance.test.ts. Runs alone (vitest.config.ts: ALONE):
 // each kill must land before the run ends.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
