@@ -4,9 +4,8 @@
 // two files at a time, with no other load; then those with a narrow margin or a bound in seconds (a signal must
 // end the run within 2 s, a kill within the last tenth of a run, a timer, a memory sample), one file at a time,
 // with the machine to themselves.
-import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
-import shared from '../../vitest.shared.ts';
+import shared, { twoFilesAtATime } from '../../vitest.shared.ts';
 
 /** Races with a wide margin: after the other files, two at a time. */
 export const AFTER = ['test/predict-resume.test.ts', 'test/predict-worker-kill.test.ts', 'test/workflow-snakemake.test.ts'];
@@ -33,8 +32,7 @@ export default mergeConfig(
   shared,
   defineConfig({
     test: {
-      // vitest's default is one fork fewer than the cores: one on a 2-core machine.
-      poolOptions: { forks: { maxForks: Math.max(2, availableParallelism() - 1) } },
+      ...twoFilesAtATime,
       projects: [
         project('parallel', { exclude: [...configDefaults.exclude, ...AFTER, ...ALONE] }, { sequence: { groupOrder: 0 } }),
         project('after', { include: AFTER }, { sequence: { groupOrder: 1 } }),
