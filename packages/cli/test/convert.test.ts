@@ -21,11 +21,11 @@ describe('virnucpro convert', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Embeds with the CLI (cpu backend) and returns the file it wrote. */
+  /** Embeds with the CLI (wasm backend) and returns the file it wrote. */
   async function embed(model: 'esm2' | 'dnabert', modelPath: string, name: string) {
     const output = join(dir, `${name}.safetensors`);
     const input = join(dir, model === 'esm2' ? 'proteins.faa' : 'dna.fa');
-    const r = runCli(['embed', model, '--model', modelPath, '--input', input, '--output', output, '--backend', 'cpu', '--quiet']);
+    const r = runCli(['embed', model, '--model', modelPath, '--input', input, '--output', output, '--backend', 'wasm', '--quiet']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     return readEmbeddings(output);

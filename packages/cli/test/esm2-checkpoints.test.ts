@@ -23,12 +23,12 @@ beforeAll(async () => {
 });
 
 const predict = (esm: string, out: string) =>
-  runCli(['predict', dna, '--esm', esm, '--dnabert', join(e2e, 'dnabert-tiny'), '--mlp', join(e2e, 'mlp.pth'), '--length', '500', '--backend', 'cpu', '--quiet', '--out-dir', out]);
+  runCli(['predict', dna, '--esm', esm, '--dnabert', join(e2e, 'dnabert-tiny'), '--mlp', join(e2e, 'mlp.pth'), '--length', '500', '--backend', 'wasm', '--quiet', '--out-dir', out]);
 
 describe.each(['masked-lm', 'base'])('transformers 5 %s folder', (folder) => {
   it('embed esm2 writes the fixture means (fp32 tolerance)', async () => {
     const output = join(tmp, `${folder}.safetensors`);
-    const r = runCli(['embed', 'esm2', '--model', join(t5, folder), '--input', proteins, '--output', output, '--backend', 'cpu', '--quiet']);
+    const r = runCli(['embed', 'esm2', '--model', join(t5, folder), '--input', proteins, '--output', output, '--backend', 'wasm', '--quiet']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const file = await readEmbeddings(output);
@@ -42,7 +42,7 @@ describe.each(['masked-lm', 'base'])('transformers 5 %s folder', (folder) => {
     expect(c.stderr).toBe('');
     expect(c.status).toBe(0);
     const embedded = join(tmp, `${folder}-converted.safetensors`);
-    expect(runCli(['embed', 'esm2', '--model', artifact, '--input', proteins, '--output', embedded, '--backend', 'cpu', '--quiet']).status).toBe(0);
+    expect(runCli(['embed', 'esm2', '--model', artifact, '--input', proteins, '--output', embedded, '--backend', 'wasm', '--quiet']).status).toBe(0);
     expect(maxRowDiff(await readEmbeddings(embedded), await expectedMeans(join(t5, 'expected.safetensors'), sequences.length))).toBeLessThanOrEqual(1e-5);
     const direct = predict(join(t5, folder), join(tmp, `${folder}-predict`));
     expect(direct.stderr).toBe('');

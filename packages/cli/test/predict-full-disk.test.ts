@@ -16,7 +16,7 @@ const RESULTS = ['prediction_results.txt', 'prediction_results_highestscore.csv'
 const predict = (out: string, env: Record<string, string> = {}, ...extra: string[]) =>
   spawnSync(
     process.execPath,
-    [bin, 'predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--out-dir', out, '--quiet', ...extra],
+    [bin, 'predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--backend', 'wasm', '--out-dir', out, '--quiet', ...extra],
     { encoding: 'utf8', env: { ...process.env, ...env } },
   );
 

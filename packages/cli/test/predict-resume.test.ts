@@ -269,8 +269,12 @@ describe('virnucpro predict: interruption and resume', () => {
   it('--resume accepts the same records given gzipped after a plain run (the fingerprint is of the records, not the file bytes)', () => {
     const gz = join(tmp, 'input.fa.gz');
     writeFileSync(gz, gzipSync(readFileSync(input)));
-    const r = spawnSync(process.execPath, [bin, 'predict', gz, ...common, '--out-dir', reference, '--resume', '--quiet'], { encoding: 'utf8' });
+    const out = join(tmp, 'gzipped');
+    cpSync(interrupted, out, { recursive: true });
+    const r = spawnSync(process.execPath, [bin, 'predict', gz, ...common, '--out-dir', out, '--resume', '--quiet'], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+    expect(summary(out).resumedFrames).toBeGreaterThan(0); // the plain run's frames, kept
+    expectSameOutputs(out, reference);
   });
 });

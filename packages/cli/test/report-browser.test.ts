@@ -62,7 +62,7 @@ describe.skipIf(!chromium)('report.html in headless Chromium', () => {
   const big = join(tmp, 'synthetic-100k');
   beforeAll(async () => {
     const mlp = await writeMlpVariant(join(tmp, 'mixed.safetensors'), { virusLogitShift: 0.4 });
-    const r = runCli(['predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--mlp', mlp, '--backend', 'cpu', '--out-dir', demo, '--quiet']);
+    const r = runCli(['predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--mlp', mlp, '--backend', 'wasm', '--out-dir', demo, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
     const made = spawnSync(process.execPath, [syntheticRun, big, '100000'], { encoding: 'utf8' });
     expect(made.status, made.stderr).toBe(0);

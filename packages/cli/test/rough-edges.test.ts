@@ -153,7 +153,7 @@ describe('virnucpro predict with the demo models', () => {
 
 describe('virnucpro predict with VIRNUCPRO_MLP_THREADS', () => {
   const run = (outDir: string, threads: string) =>
-    spawnSync(process.execPath, [bin, 'predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet', '--out-dir', outDir], {
+    spawnSync(process.execPath, [bin, 'predict', join(testData, 'lambda_virus.fa'), '--models-dir', join(testData, 'demo-models'), '--backend', 'wasm', '--quiet', '--out-dir', outDir], {
       encoding: 'utf8',
       env: { ...process.env, VIRNUCPRO_MLP_THREADS: threads },
     });

@@ -10,7 +10,7 @@ import { bin, runCli, testData } from './cli-harness.js';
 const tmp = mkdtempSync(join(tmpdir(), 'stdin-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const input = join(testData, 'lambda_virus.fa');
-const common = ['--models-dir', join(testData, 'demo-models'), '--backend', 'cpu', '--quiet'];
+const common = ['--models-dir', join(testData, 'demo-models'), '--backend', 'wasm', '--quiet'];
 const RESULTS = ['prediction_results.txt', 'prediction_results_highestscore.csv', 'sequence_summary.tsv', 'chunk_scores.tsv', 'viral_regions.tsv', 'viral_regions.bed'];
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

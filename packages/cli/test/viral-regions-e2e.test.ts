@@ -88,7 +88,7 @@ function recompute(out: string, id: string, length: number, C: number, gap: numb
 
 function predict(name: string, input: string, mlp: string, length: 300 | 500, ...extra: string[]): string {
   const out = join(tmp, name);
-  const r = runCli(['predict', input, '--models-dir', join(testData, 'demo-models'), '--model-type', String(length), '--mlp', mlp, '--backend', 'cpu', '--out-dir', out, '--quiet', ...extra]);
+  const r = runCli(['predict', input, '--models-dir', join(testData, 'demo-models'), '--model-type', String(length), '--mlp', mlp, '--backend', 'wasm', '--out-dir', out, '--quiet', ...extra]);
   expect(r.status, r.stderr).toBe(0);
   return out;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { attentionMmaSource } from '../src/cuda/attention-mma.js';
 import { attentionSimpleSource } from '../src/cuda/attention-simple.js';
 import { castSource } from '../src/cuda/cast.js';
@@ -52,23 +52,40 @@ const variants: { source: CudaSource; defines: string[][]; storages?: string[]; 
 const dir = mkdtempSync(join(tmpdir(), 'vnp-nvcc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!nvcc)('CUDA sources compile with nvcc for sm_90', () => {
-  for (const { source, defines, storages: only, maxSpillBytes = 0 } of variants) {
+// The sources compile side by side (the tests run concurrently), two nvcc processes at a time: each uses one core.
+const NVCC_AT_ONCE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+async function nvccSlot<T>(work: () => Promise<T>): Promise<T> {
+  while (running >= NVCC_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+describe.skipIf(!nvcc)('CUDA sources compile with nvcc for sm_90', { concurrent: true }, () => {
+  variants.forEach(({ source, defines, storages: only, maxSpillBytes = 0 }, index) => {
     const spillsAllowed = maxSpillBytes ? `≤ ${maxSpillBytes} bytes spilled` : 'no spills';
     const named = defines.some((d) => d.length) ? ` ${defines.map((d) => d.join(' ') || '(none)').join(' | ')}` : '';
-    it(`${source.name}${named}: ${(only ?? storages).length * defines.length} variants, ${spillsAllowed}`, async () => {
-      const file = join(dir, `${source.name}.cu`);
+    it(`${source.name}${named}: ${(only ?? storages).length * defines.length} variants, ${spillsAllowed}`, async ({ expect }) => {
+      // Files of this test alone: a source can be in several tests, which run at the same time.
+      const file = join(dir, `${source.name}-${index}.cu`);
       writeFileSync(file, prelude + source.code);
-      for (const storage of only ?? storages) {
-        for (const extra of defines) {
-          const args = ['-arch=sm_90', '-std=c++17', '-cubin', '-Xptxas', '-v', storage, ...extra, file, '-o', join(dir, `${source.name}.cubin`)];
-          const { stderr } = await run('nvcc', args).catch((err: { stderr?: string; message: string }) => {
-            throw new Error(`nvcc ${[storage, ...extra].join(' ')} ${source.name}: ${err.stderr ?? err.message}`);
+      const compiles = (only ?? storages).flatMap((storage) => defines.map((extra) => [storage, ...extra]));
+      await Promise.all(
+        compiles.map(async (flags, k) => {
+          const args = ['-arch=sm_90', '-std=c++17', '-cubin', '-Xptxas', '-v', ...flags, file, '-o', join(dir, `${source.name}-${index}-${k}.cubin`)];
+          const { stderr } = await nvccSlot(() => run('nvcc', args)).catch((err: { stderr?: string; message: string }) => {
+            throw new Error(`nvcc ${flags.join(' ')} ${source.name}: ${err.stderr ?? err.message}`);
           });
           const spills = stderr.split('\n').filter((line) => [...line.matchAll(/(\d+) bytes spill (stores|loads)/g)].some((m) => Number(m[1]) > maxSpillBytes));
-          expect(spills, `${source.name} ${[storage, ...extra].join(' ')}`).toEqual([]);
-        }
-      }
+          expect(spills, `${source.name} ${flags.join(' ')}`).toEqual([]);
+        }),
+      );
     }, 120_000);
-  }
+  });
 });
