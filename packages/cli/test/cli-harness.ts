@@ -1,5 +1,5 @@
 // Shared by the tests that spawn the built CLI and read the embeddings it writes.
-import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readSafetensors, toFloat32 } from '@virnucpro/weights';
@@ -68,4 +68,30 @@ export function maxRowDiff(file: EmbeddingFile, means: Float32Array[]): number {
 /** Leftover temp files or staging folders (names with ".tmp") in a folder. */
 export function tempLeftovers(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.includes('.tmp'));
+}
+
+/** Resolves when `child` exits: its code, its signal and when (performance.now()). */
+export const childExit = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
+
+/**
+ * Waits (polling every 10 ms) until `condition` holds while `child` runs; fails naming `what` if the child ends first
+ * (with `detail()`, e.g. its stderr) or after `timeoutMs`.
+ */
+export async function untilWhileRunning(
+  condition: () => boolean,
+  what: string,
+  child: ChildProcess,
+  options: { timeoutMs?: number; detail?: () => string } = {},
+): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`predict exited (${child.exitCode ?? child.signalCode}) before ${what}${options.detail ? `:\n${options.detail()}` : ''}`);
+    }
+    if (Date.now() - started > (options.timeoutMs ?? 60_000)) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

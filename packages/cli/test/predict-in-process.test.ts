@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readShardIndex } from '@virnucpro/checkpoint';
-import { runNodeAsync } from './cli-harness.js';
+import { runNodeAsync, childExit, untilWhileRunning } from './cli-harness.js';
 
 const bin = fileURLToPath(new URL('../bin/virnucpro.js', import.meta.url));
 const data = fileURLToPath(new URL('../../../test-data/', import.meta.url));
@@ -36,20 +36,6 @@ function expectSameOutputs(out: string, reference: string): void {
   for (const file of OUTPUTS) expect(readFileSync(join(out, file)).equals(readFileSync(join(reference, file))), file).toBe(true);
   expect(readdirSync(out).sort()).toEqual(readdirSync(reference).sort());
 }
-
-async function until(condition: () => boolean, what: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`predict exited (${child.exitCode ?? child.signalCode}) before ${what}`);
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
-  );
 
 /** Frames the progress lines (one per finished frame with VIRNUCPRO_PROGRESS_INTERVAL=0) say are done. */
 function framesDone(stderr: string): number {
@@ -84,11 +70,11 @@ describe('virnucpro predict in the default mode (--workers 0): signals, checkpoi
     it(`${signal} mid-run exits ${code} within 2 s, the finished frames in a verified shard; --resume completes it exactly`, async () => {
       const out = join(tmp, signal);
       const child = start(out);
-      const done = exited(child);
+      const done = childExit(child);
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       // A count-triggered shard while the models compute, and a few more frames finished after it.
-      await until(() => shardFiles(out).length >= 1 && framesDone(stderr) >= 8, 'a shard and 8 finished frames', child);
+      await untilWhileRunning(() => shardFiles(out).length >= 1 && framesDone(stderr) >= 8, 'a shard and 8 finished frames', child);
       const finished = framesDone(stderr);
       const signalledAt = performance.now();
       child.kill(signal);
@@ -118,10 +104,10 @@ describe('virnucpro predict in the default mode (--workers 0): signals, checkpoi
   it('--checkpoint-seconds writes a shard while the models compute, without the count trigger', async () => {
     const out = join(tmp, 'timed');
     const child = start(out, '--checkpoint-every', '100000', '--checkpoint-seconds', '1');
-    const done = exited(child);
+    const done = childExit(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await until(() => shardFiles(out).length >= 1, 'a time-triggered shard', child);
+    await untilWhileRunning(() => shardFiles(out).length >= 1, 'a time-triggered shard', child);
     expect(framesDone(stderr)).toBeLessThan(frames); // the run is still going
     child.kill('SIGKILL');
     await done;
@@ -134,8 +120,8 @@ describe('virnucpro predict in the default mode (--workers 0): signals, checkpoi
     const killAndResume = async (shards: number) => {
       const out = join(tmp, `killed-${shards}`);
       const child = start(out);
-      const done = exited(child);
-      await until(() => committedShards(out) >= shards, `${shards} committed shard(s)`, child).catch(async (error: unknown) => {
+      const done = childExit(child);
+      await untilWhileRunning(() => committedShards(out) >= shards, `${shards} committed shard(s)`, child).catch(async (error: unknown) => {
         child.kill('SIGKILL');
         throw error;
       });

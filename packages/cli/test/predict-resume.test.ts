@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeMlpVariant } from './mlp-variants.js';
+import { childExit, untilWhileRunning } from './cli-harness.js';
 
 const bin = fileURLToPath(new URL('../bin/virnucpro.js', import.meta.url));
 const data = fileURLToPath(new URL('../../../test-data/', import.meta.url));
@@ -40,18 +41,6 @@ function expectSameOutputs(out: string, reference: string): void {
   expect(readFileSync(join(reference, 'viral_regions.tsv'), 'utf8').split('\n').length).toBeGreaterThan(3); // regions, not only a header
   expect(listing(out)).toEqual(listing(reference));
 }
-
-async function until(condition: () => boolean, what: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (child.exitCode !== null) throw new Error(`predict exited (${child.exitCode}) before ${what}`);
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 
 /** Running (a zombie waiting for a parent that does not reap it counts as gone). */
 const alive = (pid: number) => {
@@ -99,8 +88,8 @@ describe('virnucpro predict: interruption and resume', () => {
   const interrupted = join(tmp, 'interrupted');
   beforeAll(async () => {
     const child = spawn(process.execPath, args(interrupted, '--workers', '2', '--checkpoint-every', '4', '--quiet'), { detached: true, stdio: 'ignore' });
-    const done = exited(child);
-    await until(() => existsSync(join(interrupted, '.checkpoints', 'manifest.json')) && manifest(interrupted).shards.length >= 3, 'three listed checkpoint shards', child);
+    const done = childExit(child);
+    await untilWhileRunning(() => existsSync(join(interrupted, '.checkpoints', 'manifest.json')) && manifest(interrupted).shards.length >= 3, 'three listed checkpoint shards', child);
     process.kill(-child.pid!, 'SIGKILL');
     await done;
   });
@@ -108,8 +97,8 @@ describe('virnucpro predict: interruption and resume', () => {
   it('kill -9 of the whole run mid-way, then --resume: byte-identical outputs, frames restored', async () => {
     const out = join(tmp, 'killed');
     const child = spawn(process.execPath, args(out, '--workers', '2', '--checkpoint-every', '4', '--quiet'), { detached: true, stdio: 'ignore' });
-    const done = exited(child);
-    await until(() => shardFiles(out).length >= 2, 'two checkpoint shards', child);
+    const done = childExit(child);
+    await untilWhileRunning(() => shardFiles(out).length >= 2, 'two checkpoint shards', child);
     const workers = childPids(child.pid!);
     process.kill(-child.pid!, 'SIGKILL'); // the launcher and its worker processes, like a crashed node
     expect((await done).signal).toBe('SIGKILL');
@@ -196,11 +185,11 @@ describe('virnucpro predict: interruption and resume', () => {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, VIRNUCPRO_PROGRESS_INTERVAL: '0' },
     });
-    const done = exited(child);
+    const done = childExit(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let framesDone = 0;
-    await until(() => {
+    await untilWhileRunning(() => {
       const m = [...stderr.matchAll(/predict: (\d+)\/\d+ frames/g)].pop();
       framesDone = m ? Number(m[1]) : 0;
       return framesDone >= 3;
@@ -235,10 +224,10 @@ describe('virnucpro predict: interruption and resume', () => {
     const out = join(tmp, "after ctrl-c's hint");
     const given = ['predict', 'test-data/lambda_virus.fa', '--models-dir', 'test-data/demo-models', '--mlp', mixedMlp, '--backend', 'cpu', '--token-budget', '512', '--out-dir', out, '--checkpoint-every', '4', '--force'];
     const child = spawn(process.execPath, [bin, ...given], { cwd: repository, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIRNUCPRO_PROGRESS_INTERVAL: '0' } });
-    const done = exited(child);
+    const done = childExit(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await until(() => Number([...stderr.matchAll(/predict: (\d+)\/\d+ frames/g)].pop()?.[1] ?? 0) >= 8, 'eight finished frames', child);
+    await untilWhileRunning(() => Number([...stderr.matchAll(/predict: (\d+)\/\d+ frames/g)].pop()?.[1] ?? 0) >= 8, 'eight finished frames', child);
     child.kill('SIGINT');
     expect((await done).code).toBe(130);
     expect(shardFiles(out).length).toBeGreaterThan(0);
@@ -255,10 +244,10 @@ describe('virnucpro predict: interruption and resume', () => {
   it('SIGTERM while the models load: the folder the run created is removed, exit 143', async () => {
     const out = join(tmp, 'terminated-early');
     const child = spawn(process.execPath, args(out, '--workers', '2'), { stdio: ['ignore', 'ignore', 'pipe'] });
-    const done = exited(child);
+    const done = childExit(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await until(() => existsSync(out), 'the output folder', child);
+    await untilWhileRunning(() => existsSync(out), 'the output folder', child);
     child.kill('SIGTERM');
     const { code } = await done;
     expect(code).toBe(143);

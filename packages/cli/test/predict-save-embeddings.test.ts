@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSafetensors } from '@virnucpro/weights';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, runCliAsync, runNodeAsync, testData } from './cli-harness.js';
+import { bin, runCliAsync, runNodeAsync, testData, childExit, untilWhileRunning } from './cli-harness.js';
 import { writeMlpVariant } from './mlp-variants.js';
 import { writeMultiRecordInput } from './multi-record-input.js';
 
@@ -103,8 +103,8 @@ describe('virnucpro predict --save-embeddings', () => {
   it('killed mid-run then --resume: the same embeddings as an undisturbed run, no temporary file left', async () => {
     const out = join(tmp, 'killed');
     const child = spawn(process.execPath, predictArgs(out, '--save-embeddings', '--checkpoint-every', '4', '--quiet'), { env, detached: true, stdio: 'ignore' });
-    const done = exited(child);
-    await until(() => existsSync(join(out, '.checkpoints')) && readdirSync(join(out, '.checkpoints')).filter((f) => f.startsWith('shard-')).length >= 3, 'three checkpoint shards', child);
+    const done = childExit(child);
+    await untilWhileRunning(() => existsSync(join(out, '.checkpoints')) && readdirSync(join(out, '.checkpoints')).filter((f) => f.startsWith('shard-')).length >= 3, 'three checkpoint shards', child);
     process.kill(-child.pid!, 'SIGKILL');
     await done;
     expect(existsSync(join(out, 'embeddings', 'index.json'))).toBe(false); // nothing published: at most temporary files
@@ -133,13 +133,3 @@ describe('virnucpro predict --save-embeddings', () => {
   });
 });
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-async function until(condition: () => boolean, what: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (child.exitCode !== null) throw new Error(`predict exited (${child.exitCode}) before ${what}`);
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, runNodeAsync, testData } from './cli-harness.js';
+import { bin, runNodeAsync, testData, childExit, untilWhileRunning } from './cli-harness.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'predict-worker-kill-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -36,18 +36,6 @@ function childPids(pid: number): number[] {
   return ps.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
 }
 
-const exited = (child: ChildProcess) =>
-  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-
-async function until(condition: () => boolean, what: string, child: ChildProcess, stderr: () => string, timeoutMs = 60_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (child.exitCode !== null) throw new Error(`predict exited (${child.exitCode}) before ${what}:\n${stderr()}`);
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('virnucpro predict --workers 2: one worker killed mid-run', () => {
   beforeAll(() => {
     // Three copies of the lambda genome, each rotated (other chunk boundaries, so other frames): enough frames
@@ -64,14 +52,14 @@ describe('virnucpro predict --workers 2: one worker killed mid-run', () => {
     const referenceRun = runNodeAsync([...args(reference, 1), '--quiet']);
     const out = join(tmp, 'killed');
     const child = spawn(process.execPath, args(out, 2), { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIRNUCPRO_PROGRESS_INTERVAL: '0' } });
-    const done = exited(child);
+    const done = childExit(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const progress = () => [...stderr.matchAll(/predict: (\d+)\/(\d+) frames/g)].pop();
     const framesDone = () => Number(progress()?.[1] ?? 0);
     const total = () => Number(progress()?.[2] ?? Infinity); // the run's own count, on every progress line
     // A quarter of the way: both workers are loaded and busy, most of the work is still ahead.
-    await until(() => framesDone() >= total() / 4, 'a quarter of the frames', child, () => stderr);
+    await untilWhileRunning(() => framesDone() >= total() / 4, 'a quarter of the frames', child, { detail: () => stderr });
     expect(total()).toBeGreaterThan(120);
     const workers = childPids(child.pid!);
     expect(workers).toHaveLength(2);
@@ -81,7 +69,7 @@ describe('virnucpro predict --workers 2: one worker killed mid-run', () => {
     expect(killedAt).toBeLessThan(total()); // really mid-run
     expect(existsSync(join(out, 'run_summary.json'))).toBe(false);
     // The slot comes back as a new process while the run goes on, and the other worker was never disturbed.
-    await until(() => childPids(child.pid!).length === 2 && !childPids(child.pid!).includes(victim), 'the restarted worker', child, () => stderr);
+    await untilWhileRunning(() => childPids(child.pid!).length === 2 && !childPids(child.pid!).includes(victim), 'the restarted worker', child, { detail: () => stderr });
     expect(childPids(child.pid!)).toContain(workers[0]);
 
     const { code } = await done;
