@@ -17,8 +17,13 @@ export function runCli(args: string[]) {
  */
 /** Runs node with `args` (a script and its arguments) in the background; resolves with its status and output. */
 export function runNodeAsync(args: string[], options: SpawnOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runAsync(process.execPath, args, options);
+}
+
+/** Runs `command` with `args` in the background; resolves with its status and output. */
+export function runAsync(command: string, args: string[], options: SpawnOptions = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, runCli, testData } from './cli-harness.js';
+import { bin, runAsync, runCli, testData } from './cli-harness.js';
 import { writeMultiRecordInput } from './multi-record-input.js';
 
 const snakemake = spawnSync('snakemake', ['--version'], { encoding: 'utf8' });
@@ -42,8 +42,9 @@ function snakemakeArgs(workDir: string, predictArgs: string): string[] {
   ];
 }
 
+/** In the background: a run takes seconds, and a long spawnSync keeps vitest's worker from answering its runner. */
 function runSnakemake(workDir: string, predictArgs = '--backend cpu') {
-  return spawnSync('snakemake', snakemakeArgs(workDir, predictArgs), { encoding: 'utf8', env });
+  return runAsync('snakemake', snakemakeArgs(workDir, predictArgs), { env });
 }
 
 function expectSameAsSingle(results: string): void {
@@ -97,9 +98,9 @@ describe.skipIf(!haveSnakemake)(`workflow/Snakefile with ${haveSnakemake ? snake
     expect(r.status, r.stderr).toBe(0);
   });
 
-  it(`${SHARDS} shards, 2 jobs at a time, then merge: every output byte-identical to one predict run`, () => {
+  it(`${SHARDS} shards, 2 jobs at a time, then merge: every output byte-identical to one predict run`, async () => {
     const work = join(tmp, 'run');
-    const r = runSnakemake(work);
+    const r = await runSnakemake(work);
     expect(r.status, r.stderr).toBe(0);
     expectSameAsSingle(join(work, 'out', 'results'));
     const shardDirs = Array.from({ length: SHARDS }, (_, i) => join(work, 'out', 'shards', String(i + 1)));
@@ -108,7 +109,7 @@ describe.skipIf(!haveSnakemake)(`workflow/Snakefile with ${haveSnakemake ? snake
     const merged = summary(join(work, 'out', 'results', 'run_summary.json'));
     expect(merged.sequences).toBe(summary(join(single, 'run_summary.json')).sequences);
     // A second run finds everything up to date and changes nothing.
-    const again = runSnakemake(work);
+    const again = await runSnakemake(work);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout + again.stderr).toMatch(/Nothing to be done/);
     expectSameAsSingle(join(work, 'out', 'results'));
@@ -144,7 +145,7 @@ describe.skipIf(!haveSnakemake)(`workflow/Snakefile with ${haveSnakemake ? snake
     expect(existsSync(join(work, outDir, 'run_summary.json'))).toBe(false);
     expect(existsSync(join(work, 'out', 'results', 'run_summary.json'))).toBe(false);
 
-    const rerun = spawnSync('snakemake', snakemakeArgs(work, predictArgs), { encoding: 'utf8', env });
+    const rerun = await runAsync('snakemake', snakemakeArgs(work, predictArgs), { env });
     expect(rerun.status, rerun.stdout + rerun.stderr + readFileSync(join(work, 'out', 'logs', 'shard-1.log'), 'utf8')).toBe(0);
     expectSameAsSingle(join(work, 'out', 'results'));
     const resumed = summary(join(work, outDir, 'run_summary.json'));
