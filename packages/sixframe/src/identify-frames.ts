@@ -46,10 +46,70 @@ export function identifyFrames(id: string, sequence: string): Frame[] {
 
 /**
  * The protein lengths of the frames `identifyFrames` keeps for `sequence`, in the same order, without building
- * their strings: what a pass that only counts frames and tokens needs (e.g. a progress bar's total), several times
- * faster than `identifyFrames(…).map((f) => f.protein.length)`.
+ * their strings: what a pass that only counts frames and tokens needs (e.g. a progress bar's total, over the whole
+ * input before a run starts). Each base is looked up once (either case; the six frames then read its index), ~3×
+ * faster than `identifyFrames(…).map((f) => f.protein.length)`. A sequence with a character beyond ASCII takes
+ * identifyFrames' own path: upper-casing such text can change its length (`ß` → `SS`), and with it the frames.
  */
 export function stopFreeProteinLengths(sequence: string): number[] {
+  const n = sequence.length;
+  if (baseScratch.length < n) baseScratch = new Int8Array(n * 2);
+  const bases = baseScratch;
+  for (let i = 0; i < n; i++) {
+    const c = sequence.charCodeAt(i);
+    if (c >= 128) return stopFreeProteinLengthsOfText(sequence);
+    bases[i] = ANY_CASE_BASE_INDEX[c];
+  }
+  const lengths: number[] = [];
+  for (let f = 0; f < 3; f++) {
+    const length = codonsUntilStop(bases, n, f, 3, FORWARD_STOP);
+    if (length > 0) lengths.push(length);
+  }
+  // Reverse frame f reads the reverse complement from position f: its codons are the forward triplets that start
+  // at n − 3 − f, n − 6 − f, …, each complemented and read backwards (REVERSE_STOP).
+  for (let f = 0; f < 3; f++) {
+    const length = codonsUntilStop(bases, n, n - 3 - f, -3, REVERSE_STOP);
+    if (length > 0) lengths.push(length);
+  }
+  return lengths;
+}
+
+/** Base indices (0..3 for A, C, G, T in either case; −1 for any other ASCII character). */
+const ANY_CASE_BASE_INDEX: Int8Array = (() => {
+  const table = new Int8Array(128).fill(-1);
+  for (let c = 0; c < 128; c++) table[c] = BASE_INDEX[String.fromCharCode(c).toUpperCase().charCodeAt(0)];
+  return table;
+})();
+
+/** Forward triplet code (16·b1 + 4·b2 + b3) → 1 where it reads as a stop codon. */
+const FORWARD_STOP: Uint8Array = Uint8Array.from({ length: 64 }, (_, code) => (AMINO_ACID_CODE[code] === STOP_CODE ? 1 : 0));
+/** Forward triplet code → 1 where its reverse complement reads as a stop codon. */
+const REVERSE_STOP: Uint8Array = Uint8Array.from({ length: 64 }, (_, code) =>
+  AMINO_ACID_CODE[((3 - (code & 3)) << 4) | ((3 - ((code >> 2) & 3)) << 2) | (3 - (code >> 4))] === STOP_CODE ? 1 : 0,
+);
+
+let baseScratch = new Int8Array(512);
+
+/**
+ * Codons of the triplets starting at `start`, `start + step`, … (within 0..n−3) up to the first stop (`stops` by
+ * triplet code): their number, or −1 at a stop. A triplet with a base other than A/C/G/T is skipped, as the
+ * translation skips it.
+ */
+function codonsUntilStop(bases: Int8Array, n: number, start: number, step: 3 | -3, stops: Uint8Array): number {
+  let codons = 0;
+  for (let i = start; i >= 0 && i <= n - 3; i += step) {
+    const a = bases[i];
+    const b = bases[i + 1];
+    const c = bases[i + 2];
+    if ((a | b | c) < 0) continue;
+    if (stops[(a << 4) | (b << 2) | c] === 1) return -1;
+    codons++;
+  }
+  return codons;
+}
+
+/** stopFreeProteinLengths by translating the upper-cased text as identifyFrames does (text beyond ASCII). */
+function stopFreeProteinLengthsOfText(sequence: string): number[] {
   const upper = sequence.toUpperCase();
   const maxProtein = Math.max(0, Math.floor(upper.length / 3));
   if (scratch.length < maxProtein) scratch = new Uint8Array(maxProtein * 2);

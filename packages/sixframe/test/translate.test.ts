@@ -135,10 +135,13 @@ describe('stopFreeProteinLengths', () => {
   it("gives identifyFrames' protein lengths, in its order, on random sequences of any case, N and IUPAC letters", () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const letters = 'ACGTACGTACGTacgtNRYK-';
+    // Mostly ASCII; one sequence in ten also draws letters whose upper case is longer (ß → SS, ﬀ → FF) or ASCII (ſ → S).
+    const ascii = 'ACGTACGTACGTacgtNRYK-';
+    const beyond = ascii + 'ßﬀſé';
     let kept = 0;
     for (let i = 0; i < 3000; i++) {
       const length = Math.floor(random() * 160);
+      const letters = i % 10 === 9 ? beyond : ascii;
       const sequence = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
       const expected = identifyFrames('s', sequence).map((f) => f.protein.length);
       kept += expected.length;
