@@ -206,19 +206,29 @@ export class PredictionWriter implements StagedOutput {
     if (this.state === 'completed') return;
     this.assertOpen();
     this.state = 'completed';
+    let streamed: Promise<unknown> | undefined;
     try {
       await this.writeRecords(this.records.finish());
+      // The streamed files go to disk (flush, fsync) while the consensus csv is merged from its sorted runs, rather
+      // than one after the other once the merge is done.
+      const completing = Promise.allSettled(this.staged.map((file) => file.complete()));
+      streamed = completing;
       const consensus = await BufferedAtomicFile.create(join(this.outDir, CONSENSUS_FILE));
       this.consensus = consensus;
       this.staged.push(consensus);
       const format = { scoreColumns: this.options.consensusScoreColumns };
-      await consensus.write(consensusHeaderLine(format));
-      for await (const group of this.maxima.sortedGroups()) {
-        await consensus.write(consensusLine(group, format));
-        this.chunkCount++;
-      }
-      for (const file of this.staged) await file.complete();
+      const merged = Promise.allSettled([(async () => {
+        await consensus.write(consensusHeaderLine(format));
+        for await (const group of this.maxima.sortedGroups()) {
+          await consensus.write(consensusLine(group, format));
+          this.chunkCount++;
+        }
+        await consensus.complete();
+      })()]);
+      const failure = [...(await completing), ...(await merged)].find((r) => r.status === 'rejected');
+      if (failure) throw failure.reason;
     } catch (error) {
+      await streamed; // no file is discarded while it is still being completed
       await this.discard();
       throw error;
     }

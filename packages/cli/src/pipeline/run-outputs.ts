@@ -27,9 +27,10 @@ export class RunOutputs {
     return output;
   }
 
-  /** Every result file written and fsynced under its temporary name. */
+  /** Every result file written and fsynced under its temporary name (all at once: each waits on its own disk writes). */
   async complete(): Promise<void> {
-    for (const output of this.staged) await output.complete();
+    const failure = (await Promise.allSettled(this.staged.map((output) => output.complete()))).find((r) => r.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   /** run_summary.json written, then every file renamed into place, it last. */
