@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { inFullPrecision, retryNonFiniteInFullPrecision, type BackendName, type Embedder, type Precision } from '@virnucpro/ops';
 import type { Esm2Config } from './esm2-config.js';
-import { createEsm2Weights } from './esm2-weights.js';
+import { createEsm2Weights, uploadEsm2Weights, type Esm2Weights } from './esm2-weights.js';
 import { calibrateEsm2 } from './calibrate-esm2.js';
 import { Esm2Model } from './esm2-model.js';
-import { loadEsm2Checkpoint } from './load-checkpoint.js';
+import { loadEsm2Checkpoint, openEsm2Checkpoint } from './load-checkpoint.js';
 import { tokenizeProtein, type UnknownPolicy } from './tokenizer.js';
 
 export interface Esm2LoadOptions {
@@ -38,8 +38,15 @@ export interface Esm2Embedder extends Embedder {
 export async function loadEsm2Embedder(path: string, options: Esm2LoadOptions = {}): Promise<Esm2Embedder> {
   const { precision } = options;
   const backend = tf.getBackend() as BackendName;
-  const checkpoint = await loadEsm2Checkpoint(path);
-  const model = new Esm2Model(checkpoint.config, createEsm2Weights(checkpoint.config, checkpoint.tensors, { consume: true }));
+  // Read as it is uploaded (a layer's copies to the device while the next layers are read from the file).
+  const checkpoint = await openEsm2Checkpoint(path);
+  let weights: Esm2Weights;
+  try {
+    weights = await uploadEsm2Weights(checkpoint.config, checkpoint);
+  } finally {
+    await checkpoint.close();
+  }
+  const model = new Esm2Model(checkpoint.config, weights);
   await calibrateEsm2(model);
   const tokenize = (s: string) => tokenizeProtein(s, { unknown: options.unknown });
   const reduced = precision !== undefined && precision !== 'fp32';

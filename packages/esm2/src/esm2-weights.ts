@@ -37,7 +37,7 @@ export interface Esm2Weights {
  * Checks that a canonical state dict fits the config (names and shapes) before any GPU upload. A missing tensor
  * is named as the checkpoint's own layout names it.
  */
-export function checkEsm2StateDict(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>, source: string, layout: Esm2Layout = canonicalLayout): void {
+export function checkEsm2StateDict(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, Pick<TensorData, 'shape'>>, source: string, layout: Esm2Layout = canonicalLayout): void {
   const required = requiredEsm2Names(config.numLayers);
   const missing = required.filter((n) => !tensors.has(n));
   if (missing.length) {
@@ -76,54 +76,111 @@ export interface CreateEsm2WeightsOptions {
 
 /** Uploads a canonical state dict as resident tfjs tensors, transposing Linear weights once. */
 export function createEsm2Weights(config: Esm2Config, tensors: ReadonlyMap<CanonicalName, TensorData>, options: CreateEsm2WeightsOptions = {}): Esm2Weights {
-  // fp16/bf16 checkpoints reach the backend as their own bits (halfToFloat: widened on the GPU where it can).
-  const tensorOf = (name: string): tf.Tensor => {
+  const take = (name: CanonicalName): TensorData => {
     const t = tensors.get(name)!;
     if (options.consume) (tensors as Map<CanonicalName, TensorData>).delete(name);
-    if (t.dtype === 'float16' || t.dtype === 'bfloat16') return halfToFloat(t.data as Uint16Array, t.shape, t.dtype);
-    return tf.tensor(toFloat32(t), t.shape, 'float32');
+    return t;
   };
-  const vector = (name: string) => tensorOf(name) as tf.Tensor1D;
-  const transposed = (name: string): tf.Tensor2D => tf.tidy(() => tf.transpose(tensorOf(name) as tf.Tensor2D));
-  const d = config.embedDim;
-  const h = headDim(config);
-  const qScale = h ** -0.5;
   const layers: Esm2LayerWeights[] = [];
   for (let i = 0; i < config.numLayers; i++) {
-    const p = `layers.${i}.`;
-    const inv = tensors.get(`${p}self_attn.rot_emb.inv_freq`) ?? tensors.get('rot_emb.inv_freq');
-    const qkvWT = tf.tidy(() => tf.concat([
-      tf.mul(transposed(`${p}self_attn.q_proj.weight`), qScale),
-      transposed(`${p}self_attn.k_proj.weight`),
-      transposed(`${p}self_attn.v_proj.weight`),
-    ], 1)) as tf.Tensor2D;
-    const qkvB = tf.tidy(() => tf.concat([
-      tf.mul(vector(`${p}self_attn.q_proj.bias`), qScale),
-      vector(`${p}self_attn.k_proj.bias`),
-      vector(`${p}self_attn.v_proj.bias`),
-    ])) as tf.Tensor1D;
-    layers.push({
-      attnNormGamma: vector(`${p}self_attn_layer_norm.weight`),
-      attnNormBeta: vector(`${p}self_attn_layer_norm.bias`),
-      qkvWT,
-      qkvB,
-      outWT: transposed(`${p}self_attn.out_proj.weight`),
-      outB: vector(`${p}self_attn.out_proj.bias`),
-      ffnNormGamma: vector(`${p}final_layer_norm.weight`),
-      ffnNormBeta: vector(`${p}final_layer_norm.bias`),
-      fc1WT: transposed(`${p}fc1.weight`),
-      fc1B: vector(`${p}fc1.bias`),
-      fc2WT: transposed(`${p}fc2.weight`),
-      fc2B: vector(`${p}fc2.bias`),
-      invFreq: inv ? Float32Array.from(toFloat32(inv)) : esmInvFreq(h),
-    });
+    const inv = tensors.get(`layers.${i}.self_attn.rot_emb.inv_freq`) ?? tensors.get('rot_emb.inv_freq');
+    layers.push(createLayerWeights(config, i, take, inv));
   }
-  void d;
+  return { ...createOuterWeights(take), layers };
+}
+
+/** Canonical tensors read from a checkpoint on demand (openEsm2Checkpoint). */
+export interface Esm2TensorReader {
+  has(name: CanonicalName): boolean;
+  /** The named tensors' data, read now (each read once: its host memory is the caller's to drop). */
+  read(names: readonly CanonicalName[]): Promise<Map<CanonicalName, TensorData>>;
+}
+
+/**
+ * createEsm2Weights from a checkpoint read as the upload goes: layer i is uploaded while layers i+1..i+`ahead` are
+ * read, so that the file's reads (libuv's threads) and the copies to the device (this thread) overlap instead of
+ * following each other, and host memory holds a few layers rather than the whole checkpoint (ESM-2 3B: ~1 GB
+ * instead of 11.4 GB in each GPU's worker). The same tensors as createEsm2Weights, made in the same order.
+ */
+export async function uploadEsm2Weights(config: Esm2Config, reader: Esm2TensorReader, ahead = 2): Promise<Esm2Weights> {
+  const shared = reader.has('rot_emb.inv_freq') ? (await reader.read(['rot_emb.inv_freq'])).get('rot_emb.inv_freq') : undefined;
+  const reads = new Map<number, Promise<Map<CanonicalName, TensorData>>>();
+  const startReading = (i: number) => {
+    if (i >= config.numLayers || reads.has(i)) return;
+    const names = layerTensorNames(i).filter((n) => reader.has(n));
+    const read = reader.read(names);
+    read.catch(() => undefined); // awaited in its turn; a failure then is the one reported
+    reads.set(i, read);
+  };
+  const layers: Esm2LayerWeights[] = [];
+  try {
+    for (let i = 0; i < config.numLayers; i++) {
+      for (let next = i; next <= i + ahead; next++) startReading(next);
+      const tensors = await reads.get(i)!;
+      reads.delete(i);
+      layers.push(createLayerWeights(config, i, (name) => tensors.get(name)!, tensors.get(`layers.${i}.self_attn.rot_emb.inv_freq`) ?? shared));
+    }
+    const outer = await reader.read(['embed_tokens.weight', 'emb_layer_norm_after.weight', 'emb_layer_norm_after.bias']);
+    return { ...createOuterWeights((name) => outer.get(name)!), layers };
+  } catch (error) {
+    for (const layer of layers) tf.dispose(Object.values(layer).filter((v): v is tf.Tensor => v instanceof tf.Tensor));
+    throw error;
+  }
+}
+
+/** Layer `i`'s canonical tensor names (its own rotary inv_freq, which a checkpoint may not have, last). */
+function layerTensorNames(i: number): CanonicalName[] {
+  const p = `layers.${i}.`;
+  const parts = ['self_attn.q_proj', 'self_attn.k_proj', 'self_attn.v_proj', 'self_attn.out_proj', 'self_attn_layer_norm', 'fc1', 'fc2', 'final_layer_norm'];
+  return [...parts.flatMap((part) => [`${p}${part}.weight`, `${p}${part}.bias`]), `${p}self_attn.rot_emb.inv_freq`];
+}
+
+/** A tensor of the checkpoint on the backend: fp16/bf16 ones as their own bits (halfToFloat: widened on the GPU where it can). */
+function uploaded(t: TensorData): tf.Tensor {
+  if (t.dtype === 'float16' || t.dtype === 'bfloat16') return halfToFloat(t.data as Uint16Array, t.shape, t.dtype);
+  return tf.tensor(toFloat32(t), t.shape, 'float32');
+}
+
+/** Layer `i` laid out for the forward pass, from its tensors (`take` hands each over once). */
+function createLayerWeights(config: Esm2Config, i: number, take: (name: CanonicalName) => TensorData, inv: TensorData | undefined): Esm2LayerWeights {
+  const vector = (name: string) => uploaded(take(name)) as tf.Tensor1D;
+  const transposed = (name: string): tf.Tensor2D => tf.tidy(() => tf.transpose(uploaded(take(name)) as tf.Tensor2D));
+  const h = headDim(config);
+  const qScale = h ** -0.5;
+  const p = `layers.${i}.`;
+  const qkvWT = tf.tidy(() => tf.concat([
+    tf.mul(transposed(`${p}self_attn.q_proj.weight`), qScale),
+    transposed(`${p}self_attn.k_proj.weight`),
+    transposed(`${p}self_attn.v_proj.weight`),
+  ], 1)) as tf.Tensor2D;
+  const qkvB = tf.tidy(() => tf.concat([
+    tf.mul(vector(`${p}self_attn.q_proj.bias`), qScale),
+    vector(`${p}self_attn.k_proj.bias`),
+    vector(`${p}self_attn.v_proj.bias`),
+  ])) as tf.Tensor1D;
   return {
-    embedTokens: tensorOf('embed_tokens.weight') as tf.Tensor2D,
-    layers,
-    finalNormGamma: vector('emb_layer_norm_after.weight'),
-    finalNormBeta: vector('emb_layer_norm_after.bias'),
+    attnNormGamma: vector(`${p}self_attn_layer_norm.weight`),
+    attnNormBeta: vector(`${p}self_attn_layer_norm.bias`),
+    qkvWT,
+    qkvB,
+    outWT: transposed(`${p}self_attn.out_proj.weight`),
+    outB: vector(`${p}self_attn.out_proj.bias`),
+    ffnNormGamma: vector(`${p}final_layer_norm.weight`),
+    ffnNormBeta: vector(`${p}final_layer_norm.bias`),
+    fc1WT: transposed(`${p}fc1.weight`),
+    fc1B: vector(`${p}fc1.bias`),
+    fc2WT: transposed(`${p}fc2.weight`),
+    fc2B: vector(`${p}fc2.bias`),
+    invFreq: inv ? Float32Array.from(toFloat32(inv)) : esmInvFreq(h),
+  };
+}
+
+/** The token embedding and the final layer norm (made after the layers, as before the upload was streamed). */
+function createOuterWeights(take: (name: CanonicalName) => TensorData): Omit<Esm2Weights, 'layers'> {
+  return {
+    embedTokens: uploaded(take('embed_tokens.weight')) as tf.Tensor2D,
+    finalNormGamma: uploaded(take('emb_layer_norm_after.weight')) as tf.Tensor1D,
+    finalNormBeta: uploaded(take('emb_layer_norm_after.bias')) as tf.Tensor1D,
   };
 }
 
