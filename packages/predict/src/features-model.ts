@@ -50,8 +50,19 @@ export async function createFeaturesModel(options: FeatureModelPaths, settings: 
   const loadError = (model: ModelLabel, path: string) => (err: unknown) => {
     throw isOutOfMemory(err) ? err : modelLoadError(model, path, err);
   };
-  const dnabert = await loadDnabertEmbedder(options.dnabert).catch(loadError('DNABERT-S model', options.dnabert));
-  const esm = await loadEsm2Embedder(options.esm, { precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
+  // Both at once: ESM-2's file (11.4 GB for the released 3B model) is read while DNABERT-S is uploaded and calibrated
+  // (the backend runs one calibration pass at a time). A failure is said without waiting for ESM-2's load; when both
+  // fail, DNABERT-S's error (loaded first before) is the one.
+  const dnabertLoading = loadDnabertEmbedder(options.dnabert).catch(loadError('DNABERT-S model', options.dnabert));
+  const esmLoading = loadEsm2Embedder(options.esm, { precision: compute.precision }).catch(loadError('ESM-2 model', options.esm));
+  const loading = Promise.all([dnabertLoading, esmLoading.catch(async (err: unknown) => {
+    await dnabertLoading;
+    throw err;
+  })]);
+  loading.catch(() => {
+    for (const model of [dnabertLoading, esmLoading]) model.then((loaded) => loaded.dispose(), () => undefined);
+  });
+  const [dnabert, esm] = await loading;
   // From here to the end the GPU should be busy: run_summary.json reports how busy it was.
   startGpuUtilizationSampling();
   return featuresModel(dnabert, esm, compute, { peakGpuBytes, gpuUtilization });

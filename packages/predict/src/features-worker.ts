@@ -19,10 +19,15 @@ export const featuresWorkerFactory: WorkerModelFactory<FrameItem, ComputeSetting
   const mlp = mlpPath === undefined ? undefined : await loadMlp(mlpPath).catch((err: unknown) => {
     throw modelLoadError('MLP', mlpPath, err);
   });
-  const features = await createFeaturesModel({ esm, dnabert }, ctx.compute);
-  if (!mlp) return features;
-  // Worker threads of this worker: its event loop stays free to launch the next batch while a batch is scored.
-  const scoring = scoringModel(features, ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }), { withFeatures: withFeatures === true });
+  // Worker threads of this worker: its event loop stays free to launch the next batch while a batch is scored. Started
+  // before the models load, so that they are up (each compiles the MLP's WebAssembly) when the first batch is.
+  const threaded = mlp ? ThreadedMlp.start(mlp, { threads: mlpThreads ?? 1 }) : undefined;
+  const features = await createFeaturesModel({ esm, dnabert }, ctx.compute).catch(async (err: unknown) => {
+    await threaded?.close();
+    throw err;
+  });
+  if (!threaded) return features;
+  const scoring = scoringModel(features, threaded, { withFeatures: withFeatures === true });
   return {
     ...scoring,
     embed: (items) =>
