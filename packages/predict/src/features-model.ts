@@ -2,7 +2,7 @@
 // comes back as its finished feature [DNABERT-S mean | ESM-2 mean]. features-worker.ts is the module the worker loads.
 import { loadDnabertEmbedder } from '@virnucpro/dnabert';
 import { loadEsm2Embedder } from '@virnucpro/esm2';
-import { gpuUtilization, peakGpuBytes, startCompute, startGpuUtilizationSampling, type ComputeDescription, type ComputeSettings } from '@virnucpro/compute';
+import { batchesInFlight, gpuUtilization, peakGpuBytes, startCompute, startGpuUtilizationSampling, type ComputeDescription, type ComputeSettings } from '@virnucpro/compute';
 import { inRefinementPrecision, type Embedder } from '@virnucpro/ops';
 import { esmTokenCount, type FrameItem } from './frame-item.js';
 import { FEATURES_MODEL_NAME } from './feature-name.js';
@@ -101,9 +101,8 @@ export function featuresModel(
     dim,
     dnabertDim: dnabert.dim,
     tokenCount: esmTokenCount,
-    // On cuda a batch's kernels queue on one stream behind the previous batch's, so two in flight keep the GPU
-    // fed while the host tokenizes and launches; each batch's results are the same as alone. Elsewhere one.
-    concurrentBatches: compute.backend === 'cuda' ? 2 : 1,
+    // On cuda two in flight keep the GPU fed while the host tokenizes and launches (@virnucpro/compute batchesInFlight).
+    concurrentBatches: batchesInFlight(compute.backend),
     async embed(items) {
       // A batch of frames to refine runs every forward pass (halves after running out of memory included) at the
       // refinement precision; a frame's bytes then depend on it alone, as everywhere else.

@@ -11,32 +11,50 @@ export interface BatchEmbedder<I> {
 }
 
 /**
- * A BatchEmbedder over a model in this process: batches are embedded one at a time, in the order submitted,
- * and the gate is open only while none is waiting or running (so the input is read between batches, as a
- * plain loop would). After a batch fails, the batches queued behind it are not embedded: they reject with
- * the same error. Results report worker 0.
+ * A BatchEmbedder over a model in this process: batches are embedded in the order submitted, `concurrent` at a time
+ * (default 1: one after the other), and the gate is open while fewer than `concurrent` are waiting or running (with 1,
+ * the input is read between batches, as a plain loop would). With 2 on a GPU (@virnucpro/compute batchesInFlight),
+ * the next batch's `embed` is called while the one before still computes: its kernels queue behind that batch's on
+ * the same stream instead of after its results are read back. After a batch fails, the batches queued behind it are
+ * not embedded: they reject with the same error. Results report worker 0.
  */
-export function serialEmbedder<I>(embed: (batch: PackedBatch<I> | { items: PackItem<I>[] }) => Promise<Float32Array[]>): BatchEmbedder<I> {
+export function serialEmbedder<I>(
+  embed: (batch: PackedBatch<I> | { items: PackItem<I>[] }) => Promise<Float32Array[]>,
+  options: { concurrent?: number } = {},
+): BatchEmbedder<I> {
+  const concurrent = Math.max(1, Math.floor(options.concurrent ?? 1));
   let queued = 0;
+  let running = 0;
   let failure: { error: unknown } | undefined;
-  let chain: Promise<unknown> = Promise.resolve();
-  const gate = new CounterGate(() => queued, 1);
+  /** Batches submitted and not yet started, in order: each is started by calling its function. */
+  const waiting: (() => void)[] = [];
+  const startWaiting = () => {
+    while (running < concurrent && waiting.length > 0) {
+      running++;
+      waiting.shift()!();
+    }
+  };
+  const gate = new CounterGate(() => queued, concurrent);
   return {
     gate,
     submit(batch) {
       queued++;
-      const result = chain.then(async (): Promise<EmbeddedBatch<I>> => {
-        if (failure) throw failure.error;
+      const started = new Promise<void>((start) => waiting.push(start));
+      const result = started.then(async (): Promise<EmbeddedBatch<I>> => {
         try {
+          if (failure) throw failure.error;
           const vectors = await embed(batch);
           if (vectors.length !== batch.items.length) throw new Error(`embedder returned ${vectors.length} vectors for a batch of ${batch.items.length}`);
           return { items: batch.items, vectors, worker: 0 };
         } catch (error) {
           failure ??= { error };
           throw error;
+        } finally {
+          running--;
+          startWaiting();
         }
       });
-      chain = result.catch(() => undefined);
+      startWaiting();
       const done = () => {
         queued--;
         gate.changed();

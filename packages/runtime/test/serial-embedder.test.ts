@@ -8,18 +8,21 @@ import { asyncItems, collect, makeSequences } from './helpers.js';
 const vectorOf = (s: string) => Float32Array.from([s.length, s.charCodeAt(0), s.charCodeAt(s.length - 1)]);
 const budget = { tokenBudget: 100, window: 8 };
 
-function recording() {
+function recording(concurrent = 1) {
   const batches: number[][] = [];
+  const started: number[][] = [];
   let running = 0;
   let maxRunning = 0;
   const embedder = serialEmbedder<string>(async (batch: PackedBatch<string> | { items: PackItem<string>[] }) => {
     maxRunning = Math.max(maxRunning, ++running);
-    await new Promise((resolve) => setImmediate(resolve));
+    started.push(batch.items.map((item) => item.index));
+    // Batches take different times, as a GPU's do: a later batch may finish first; its results must still wait.
+    await new Promise((resolve) => setTimeout(resolve, batch.items[0].index % 3));
     batches.push(batch.items.map((item) => item.index));
     running--;
     return batch.items.map((item) => vectorOf(item.value));
-  });
-  return { embedder, batches, maxRunning: () => maxRunning };
+  }, { concurrent });
+  return { embedder, batches, started, maxRunning: () => maxRunning };
 }
 
 describe('runEmbedding with serialEmbedder', () => {
@@ -35,6 +38,32 @@ describe('runEmbedding with serialEmbedder', () => {
     expect(maxRunning()).toBe(1);
     expect(results.map((r) => r.index)).toEqual(sequences.map((_, i) => i));
     results.forEach((r, i) => expect(Array.from(r.vector)).toEqual(Array.from(vectorOf(sequences[i]))));
+  });
+
+  it('2 at a time (a GPU): the same batches, started in order, the next one before the one before it finishes, results in input order', async () => {
+    const sequences = makeSequences(150);
+    const one = recording(1);
+    const two = recording(2);
+    await collect(runEmbedding({ items: asyncItems(sequences), pack: { ...budget, carry: true }, pool: one.embedder, maxReadAhead: Infinity }));
+    const results = await collect(runEmbedding({ items: asyncItems(sequences), pack: { ...budget, carry: true }, pool: two.embedder, maxReadAhead: Infinity }));
+    expect(two.started).toEqual(one.batches);
+    expect(two.maxRunning()).toBe(2);
+    expect(results.map((r) => r.index)).toEqual(sequences.map((_, i) => i));
+    results.forEach((r, i) => expect(Array.from(r.vector)).toEqual(Array.from(vectorOf(sequences[i]))));
+  });
+
+  it('2 at a time: a failed batch fails the run, and the batches queued behind the two running are not embedded', async () => {
+    const sequences = makeSequences(120);
+    let calls = 0;
+    const embedder = serialEmbedder<string>(async (batch) => {
+      const call = ++calls;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (call === 2) throw new Error('model failed');
+      return batch.items.map((item) => vectorOf(item.value));
+    }, { concurrent: 2 });
+    await expect(collect(runEmbedding({ items: asyncItems(sequences), pack: { tokenBudget: 100, window: 60 }, pool: embedder }))).rejects.toThrow('model failed');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(calls).toBe(3); // the failing batch, the one running beside it, and the one started when the first finished
   });
 
   it('without carry, each window is packed on its own (the carry changes the batches)', async () => {

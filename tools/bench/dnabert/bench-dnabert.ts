@@ -20,7 +20,7 @@ import { BpeTokenizer, calibrateDnabert, dnabertSConfig, type DnabertConfig } fr
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import { planCompute, startCompute, type BackendChoice, type BackendName, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
-import { batchesInFlight, benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { benchBatchesInFlight, benchmarkFigures, checkMeans, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { randomDna, randomDnabertModel, seededUniform } from './random-dnabert.js';
 
 const { values: args } = parseArgs({
@@ -136,7 +136,7 @@ const matmulParameters = numLayers * (3 * d * d + d * d + 2 * I * d + I * d);
 const parameters = config.vocabSize * d + 2 * d + 2 * d + numLayers * (3 * d * (d + 1) + d * (d + 1) + 4 * d + 2 * I * d + d * (I + 1));
 
 async function modelSpeed(backend: BackendName) {
-  const inFlight = batchesInFlight(backend, args['in-flight']);
+  const inFlight = benchBatchesInFlight(backend, args['in-flight']);
   const t0 = performance.now();
   const model = randomDnabertModel(config);
   await model.meanEmbeddings([tokenizer.encode('ACGTACGTAC')]); // materialise weights, compile kernels/shaders

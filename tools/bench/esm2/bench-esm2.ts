@@ -18,7 +18,7 @@ import { calibrateEsm2, esm2Architectures, esm2Defaults, Esm2Model, tokenizeProt
 // Registers the cuda backend (a bundle cannot load it by name at run time).
 import { planCompute, startCompute, type BackendChoice, type Precision } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
-import { applyCudaVariant, batchesInFlight, benchmarkFigures, checkMeans, parseCudaVariants, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
+import { applyCudaVariant, benchBatchesInFlight, benchmarkFigures, checkMeans, parseCudaVariants, profileForward, timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
@@ -47,7 +47,7 @@ const arch = esm2Architectures[archName];
 const config: Esm2Config = { ...esm2Defaults, ...arch, ffnDim: 4 * arch.embedDim, name: `${archName} (random weights)` };
 
 const backend = (await startCompute((await planCompute({ backend: args.backend as BackendChoice, ...(args.precision ? { precision: args.precision as Precision } : {}) })).settings)).backend;
-const inFlight = batchesInFlight(backend, args['in-flight']);
+const inFlight = benchBatchesInFlight(backend, args['in-flight']);
 const t0 = performance.now();
 const model = new Esm2Model(config, randomEsm2Weights(config));
 await calibrateEsm2(model); // as loadEsm2Embedder does (fp8 only)

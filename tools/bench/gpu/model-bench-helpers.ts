@@ -2,6 +2,7 @@
 // reduced-precision mean embeddings against an fp32 run's, and the per-kernel profile of one forward pass.
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as tf from '@tensorflow/tfjs-core';
+import { batchesInFlight } from '@virnucpro/compute';
 import { packArray } from '@virnucpro/packer';
 import type { GemmAlgoChoice } from '@virnucpro/tfjs-backend-cuda';
 
@@ -80,10 +81,10 @@ export async function profileForward(model: MeanEmbedder, batch: Int32Array[], b
 /** FLOP of one forward over a sequence of `tokens`: 2 per matmul parameter per token, plus q·kᵀ and p·v. */
 export interface FlopModel { matmulParameters: number; hiddenSize: number; layers: number }
 
-/** Batches in flight at once: `requested` (--in-flight), else as the tools run (the runtime's concurrentBatches:
+/** Batches in flight at once: `requested` (--in-flight), else as the tools run (@virnucpro/compute batchesInFlight:
  * 2 on cuda, 1 elsewhere). */
-export function batchesInFlight(backend: string, requested?: string): number {
-  return requested === undefined ? (backend === 'cuda' ? 2 : 1) : Number(requested);
+export function benchBatchesInFlight(backend: string, requested?: string): number {
+  return requested === undefined ? batchesInFlight(backend) : Number(requested);
 }
 
 /**

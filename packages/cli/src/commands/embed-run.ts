@@ -4,7 +4,7 @@ import { readFasta } from '@virnucpro/fasta-stream';
 import type { Embedder } from '@virnucpro/ops';
 import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { UsageError } from '../errors.js';
-import type { ComputeDescription, CudaDeviceSummary } from '@virnucpro/compute';
+import { batchesInFlight, type ComputeDescription, type CudaDeviceSummary } from '@virnucpro/compute';
 import { embedSplittingOnOom } from '@virnucpro/predict';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
 
@@ -59,7 +59,8 @@ interface Protein {
 }
 
 /**
- * FASTA → runEmbedding (packing window with carry-over, the embedder on this thread, input order restored) →
+ * FASTA → runEmbedding (packing window with carry-over, the embedder on this thread — two batches at once on a GPU —,
+ * input order restored) →
  * `embeddings` [N, dim] safetensors in input order, with
  * `__metadata__.ids` (JSON array). Bad records stop the run with a UsageError naming the record;
  * nothing is left at the output path unless the run completes. SIGINT/SIGTERM clean up too.
@@ -115,6 +116,9 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   }
 
   let stopped = false;
+  // On a GPU two batches at once, as predict's workers run them: the next batch's kernels queue behind the one
+  // before instead of after its results are read back (one at a time, an H200's stream ran empty 104 times in an fp8
+  // run's first 30 s, 26 ms each on average: the command made 152,500 tokens/s where the model bench made 176,300).
   const embedOnThisThread = serialEmbedder<Protein>(async (batch) => {
     // The model computes on this thread, and a window's batches can chain without any I/O: let the event
     // loop turn between batches, or a signal would wait for the whole window.
@@ -130,7 +134,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     tokens += batchTokens;
     spent += Math.max('tokenBudget' in batch ? batch.tokenBudget : options.tokenBudget, batchTokens);
     return vectors;
-  });
+  }, { concurrent: batchesInFlight(options.compute.backend) });
 
   try {
     const run = runEmbedding<Protein>({
