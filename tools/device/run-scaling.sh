@@ -53,9 +53,11 @@ for run in "$@"; do
   main=$!
   # The CLI's pid: $main is the background job (a subshell around timeout when stderr goes through stamp).
   cli_pid() { pgrep -n -f "virnucpro-entry.mjs predict $reads"; }
-  ( sleep 3; top -b -H -d 5 -w 180 -p "$(cli_pid)" > "$dir/top-main.txt" ) &
+  # exec: each sampler's pid is top's own once it runs, so the kill below stops it (a `top` left running after a run
+  # shorter than its delay kept the call's output open until the device's limit).
+  ( sleep 3; pid=$(cli_pid) && exec top -b -H -d 5 -w 180 -p "$pid" > "$dir/top-main.txt" ) &
   toppid=$!
-  ( sleep 20; top -b -d 5 -w 180 > "$dir/top-all.txt" ) &
+  ( sleep 20; kill -0 "$main" 2>/dev/null && exec top -b -d 5 -w 180 > "$dir/top-all.txt" ) &
   topall=$!
   if [ -n "$kill_after" ]; then
     # The workers are the CLI's children.
@@ -63,7 +65,7 @@ for run in "$@"; do
   fi
   wait "$main"; rc=$?
   t1=$(date +%s%N)
-  kill "$smi" 2>/dev/null; pkill -P "$toppid" 2>/dev/null; pkill -P "$topall" 2>/dev/null; kill "$toppid" "$topall" 2>/dev/null
+  kill "$smi" "$toppid" "$topall" 2>/dev/null; pkill -P "$toppid" 2>/dev/null; pkill -P "$topall" 2>/dev/null
   cp "/tmp/out-$name/run_summary.json" "$dir/" 2>/dev/null
   busy=$(awk -F', ' '{u[$1]+=$2; n[$1]++} END {for (g in u) printf "gpu%s %.1f%% ", g, u[g]/n[g]}' "$dir/gpu.csv")
   same=""
