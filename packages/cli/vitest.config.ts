@@ -9,6 +9,7 @@ import shared, { twoFilesAtATime } from '../../vitest.shared.ts';
 
 /** Kills and signals on a run's progress: after the other files, two at a time. */
 export const AFTER = [
+  'test/predict-in-process-kill.test.ts',
   'test/predict-invariance-kill.test.ts',
   'test/predict-resume.test.ts',
   'test/predict-worker-kill.test.ts',
