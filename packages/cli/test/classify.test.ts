@@ -56,7 +56,7 @@ describe('virnucpro classify', () => {
 
   it('safetensors features (embeddings + metadata ids) give the same files', async () => {
     // The same real rows as the merged .pt, repackaged as safetensors.
-    const { readFeatures } = await import('@virnucpro/consensus');
+    const { readFeatures } = await import('@virnucpro/mlp');
     const features = await readFeatures(merged);
     const path = join(tmp, 'features.safetensors');
     await writeSafetensors(path, { embeddings: { dtype: 'float32', shape: [4, features.dim], data: features.data } }, { ids: JSON.stringify(features.ids) });

@@ -1,9 +1,8 @@
 // The whole `classify` step over rows already in memory: MLP in blocks of rows, streamed into a
 // PredictionWriter in input order.
 
-import type { MlpClassifier } from './mlp-classifier.js';
+import type { FeatureRows, MlpClassifier } from '@virnucpro/mlp';
 import { type PredictionFiles, PredictionWriter, type PredictionWriterOptions } from './prediction-writer.js';
-import type { FeatureRows } from './read-features.js';
 
 export interface ClassifyOptions extends PredictionWriterOptions {
   /** Rows per MLP call (default 256, the original's batch size; it does not change results). */

@@ -1,9 +1,5 @@
-// @virnucpro/consensus — VirNucPro's MLP classifier, its per-chunk consensus and the output files.
+// @virnucpro/consensus — VirNucPro's per-chunk consensus and the output files (its MLP: @virnucpro/mlp).
 export { formatFloat32, type FormatFloat32Options } from './format-float32.js';
-export { MlpClassifier, type MlpShapes } from './mlp-classifier.js';
-export { ThreadedMlp, MlpThreadError, type ThreadedMlpOptions } from './threaded-mlp.js';
-export { loadMlp } from './load-mlp.js';
-export { readFeatures, FeatureFileError, type FeatureRows } from './read-features.js';
 export {
   PREDICTION_RESULTS_FILE,
   predictionLabel,

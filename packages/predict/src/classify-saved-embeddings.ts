@@ -1,4 +1,5 @@
-import { PredictionWriter, consensusKey, originalSequenceId, type ClassifyOptions, type MlpClassifier, type PredictionFiles } from '@virnucpro/consensus';
+import { PredictionWriter, consensusKey, originalSequenceId, type ClassifyOptions, type PredictionFiles } from '@virnucpro/consensus';
+import { type MlpClassifier } from '@virnucpro/mlp';
 import { chunkLayout } from '@virnucpro/sixframe';
 import { SavedEmbeddingsError, type SavedEmbeddings } from './saved-embeddings-reader.js';
 import type { SavedRecord } from './saved-embeddings-format.js';

@@ -2,7 +2,7 @@
 // feature model on the backend the parent planned, with VirNucPro's MLP on top when the plugin names one (then the
 // worker returns each frame's two scores instead of its features).
 import type { ComputeSettings } from '@virnucpro/compute';
-import { loadMlp, MlpThreadError, ThreadedMlp } from '@virnucpro/consensus';
+import { loadMlp, MlpThreadError, ThreadedMlp } from '@virnucpro/mlp';
 import type { Embedder } from '@virnucpro/ops';
 import type { WorkerModelFactory } from '@virnucpro/runtime';
 import { createFeaturesModel } from './features-model.js';

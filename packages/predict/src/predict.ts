@@ -1,4 +1,5 @@
-import { loadMlp, PredictionWriter, type PredictionFiles, type RegionOptions } from '@virnucpro/consensus';
+import { PredictionWriter, type PredictionFiles, type RegionOptions } from '@virnucpro/consensus';
+import { loadMlp } from '@virnucpro/mlp';
 import type { ComputeRequest } from '@virnucpro/compute';
 import type { SequenceRecord } from '@virnucpro/sixframe';
 import type { FeatureModelPaths } from './features-model.js';

@@ -3,7 +3,7 @@
 // and the worker says which feature size it scores.
 import { describe, expect, it } from 'vitest';
 import { seededMlp } from './seeded-mlp.js';
-import { MlpClassifier, ThreadedMlp } from '@virnucpro/consensus';
+import { MlpClassifier, ThreadedMlp } from '@virnucpro/mlp';
 import { featuresModel, type SequenceEmbedder } from '../src/features-model.js';
 import type { FrameItem } from '../src/frame-item.js';
 import { SCORE_DIM, scoringModel } from '../src/scoring-model.js';

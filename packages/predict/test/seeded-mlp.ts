@@ -1,4 +1,4 @@
-import { MlpClassifier } from '@virnucpro/consensus';
+import { MlpClassifier } from '@virnucpro/mlp';
 
 /** A state dict's tensor, as MlpClassifier.fromStateDict takes it. */
 type TensorData = Parameters<typeof MlpClassifier.fromStateDict>[0] extends Map<string, infer T> ? T : never;

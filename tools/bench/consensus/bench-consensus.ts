@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatFloat32, MlpClassifier, PredictionWriter, ThreadedMlp } from '@virnucpro/consensus';
+import { formatFloat32, PredictionWriter } from '@virnucpro/consensus';
+import { MlpClassifier, ThreadedMlp } from '@virnucpro/mlp';
 import type { TensorData } from '@virnucpro/weights';
 
 const args = process.argv.slice(2);

@@ -4,7 +4,7 @@
 // its peak RSS. Bundled by bench-host-pipeline.mjs; prints one JSON line.
 //   node host-pipeline.mjs READS.fa OUT_DIR WORKERS MODELS_DIR [CHUNK_LENGTH] [fp32|fp16: --save-embeddings in that dtype]
 import { fileURLToPath } from 'node:url';
-import { loadMlp } from '../../../packages/consensus/src/index.js';
+import { loadMlp } from '../../../packages/mlp/src/index.js';
 import { resolvePredictOptions } from '../../../packages/cli/src/config/resolve-predict-options.js';
 import { runPredict } from '../../../packages/cli/src/pipeline/run-predict.js';
 import { resolveModelPaths } from '../../../packages/cli/src/pipeline/resolve-models.js';

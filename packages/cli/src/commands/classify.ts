@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { classifyFeatures, loadMlp, readFeatures, type ConsensusKeyRule, type MlpClassifier, type PredictionFiles } from '@virnucpro/consensus';
+import { classifyFeatures, type ConsensusKeyRule, type PredictionFiles } from '@virnucpro/consensus';
+import { loadMlp, readFeatures, type MlpClassifier } from '@virnucpro/mlp';
 import type { CommandModule } from 'yargs';
 import { classifySavedEmbeddings, isSavedEmbeddings, modelLoadError, openSavedEmbeddings, SavedEmbeddingsError } from '@virnucpro/predict';
 import { UsageError } from '../errors.js';
