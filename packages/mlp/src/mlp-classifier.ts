@@ -16,18 +16,6 @@ export interface MlpShapes {
   numClasses: number;
 }
 
-/** State-dict names of VirNucPro's MLPClassifier (train.py / prediction.py). */
-export const MLP_TENSOR_NAMES = [
-  'hidden_layer.weight',
-  'hidden_layer.bias',
-  'bn1.weight',
-  'bn1.bias',
-  'bn1.running_mean',
-  'bn1.running_var',
-  'output_layer.weight',
-  'output_layer.bias',
-] as const;
-
 export const BATCH_NORM_EPS = 1e-5;
 
 export class MlpClassifier implements MlpShapes {
@@ -61,7 +49,7 @@ export class MlpClassifier implements MlpShapes {
   }
 
   /**
-   * Builds the classifier from a state dict (names as in MLP_TENSOR_NAMES, an optional common prefix such
+   * Builds the classifier from a state dict (names as in MLP_TENSORS, an optional common prefix such
    * as "module." is accepted). Sizes are read from the weights; every mismatch is an error naming the tensor.
    */
   static fromStateDict(tensors: Map<string, TensorData>, source = 'state dict'): MlpClassifier {
@@ -139,7 +127,7 @@ export function checkRows(features: Float32Array, rows: number, inputDim: number
   }
 }
 
-/** The tensors of VirNucPro's MLPClassifier (train.py), as its state dict names them. */
+/** The tensors of VirNucPro's MLPClassifier (train.py / prediction.py), as its state dict names them. */
 const MLP_TENSORS = ['hidden_layer.weight', 'hidden_layer.bias', 'bn1.weight', 'bn1.bias', 'bn1.running_mean', 'bn1.running_var', 'output_layer.weight', 'output_layer.bias'];
 
 /**
