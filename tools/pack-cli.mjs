@@ -8,11 +8,11 @@
 // yargs (its CommonJS build is loaded through createRequire) and koffi (the cuda backend's FFI; linux-x64 addon).
 // Not included: the optional `webgpu` and `@tensorflow/tfjs-node*` backends (install them beside it to use them).
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleCli } from './release/bundle-cli.mjs';
 import { packDestination } from './release/pack-destination.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,41 +23,11 @@ const staging = mkdtempSync(join(tmpdir(), 'virnucpro-pack-'));
 const stage = join(staging, 'virnucpro');
 mkdirSync(join(stage, 'bin'), { recursive: true });
 
-// Kept out of the bundle: loaded through createRequire (yargs, koffi) or optional native backends.
+// The CLI and the features worker bundled into dist/, the runtime's worker entry into worker/, tfjs' wasm binaries
+// into wasm/ (tools/release/bundle-cli.mjs: the same bundle `npm run build` makes for the repository's bin).
+await bundleCli({ out: join(stage, 'dist'), wasm: join(stage, 'wasm') });
+// Shipped in the tarball: what the bundle loads at run time (`unbundled`) but the optional backends.
 const shipped = ['yargs', 'koffi'];
-const external = [...shipped, 'webgpu', '@tensorflow/tfjs-node', '@tensorflow/tfjs-node-gpu'];
-
-// One esbuild call with code splitting: the CLI and the features worker (loaded by path, as
-// `new URL('./features-worker.js', import.meta.url)` in @virnucpro/predict) share tfjs and our packages as chunks in dist/.
-await build({
-  entryPoints: {
-    virnucpro: join(root, 'packages/cli/src/main.ts'),
-    'features-worker': join(root, 'packages/predict/src/features-worker.ts'),
-  },
-  outdir: join(stage, 'dist'),
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  conditions: ['@virnucpro/source'],
-  external,
-  minifyWhitespace: true,
-  minifySyntax: true,
-  ignoreAnnotations: true,
-  logLevel: 'warning',
-  // Bundled CommonJS code (tfjs) expects require, __filename and __dirname.
-  banner: {
-    js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; import { dirname as __dn } from 'node:path'; const require = __cr(import.meta.url); globalThis.__filename ??= __fu(import.meta.url); globalThis.__dirname ??= __dn(globalThis.__filename);",
-  },
-});
-
-// The runtime finds its worker entry at ../worker/worker-entry.mjs from its code (now in dist/), beside the modules it imports.
-mkdirSync(join(stage, 'worker'));
-for (const f of readdirSync(join(root, 'packages/runtime/worker'))) if (f.endsWith('.mjs')) cpSync(join(root, 'packages/runtime/worker', f), join(stage, 'worker', f));
-mkdirSync(join(stage, 'wasm'));
-const wasmDist = join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist');
-for (const f of readdirSync(wasmDist)) if (f.endsWith('.wasm')) cpSync(join(wasmDist, f), join(stage, 'wasm', f));
 
 writeFileSync(
   join(stage, 'bin/virnucpro.js'),
