@@ -4,7 +4,7 @@
 // whether the committed file is what the source compiles to (a test runs that).
 import asc from 'assemblyscript/asc';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** @param {{ root: URL | string, entry: string, target: string, constName: string, check?: boolean }} options */
@@ -16,7 +16,7 @@ export async function buildAssemblyScript({ root, entry, target, constName, chec
     {
       readFile: (name, baseDir) => {
         try {
-          return readFileSync(join(baseDir, name), 'utf8');
+          return readFileSync(resolve(dir, baseDir, name), 'utf8'); // asc's baseDir is relative to the current folder
         } catch {
           return null;
         }
