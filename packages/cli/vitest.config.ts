@@ -4,6 +4,7 @@
 // stable under a load of 8-10 on 2 cores), two files at a time, with no other load; then those with a bound in
 // seconds (a signal must end the run within 2 s), timers or memory samples, one file at a time, with the machine
 // to themselves.
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
 import shared, { twoFilesAtATime } from '../../vitest.shared.ts';
 
@@ -27,22 +28,20 @@ export const ALONE = [
   'test/termination-signal.test.ts',
 ];
 
+/** This package's folder: the projects' root when the repository's vitest.config.ts runs them with the others. */
+const root = fileURLToPath(new URL('.', import.meta.url));
+
 /** The shared settings, with this project's name and files (the file lists replace the shared ones, not add to them). */
 function project(name: string, files: { include?: string[]; exclude?: string[] }, test: Record<string, unknown>) {
-  const config = mergeConfig(shared, defineConfig({ test: { name, ...test } }));
+  const config = mergeConfig(shared, defineConfig({ root, test: { name, ...test } }));
   return { ...config, test: { ...config.test, include: files.include ?? config.test!.include, exclude: files.exclude ?? configDefaults.exclude } };
 }
 
-export default mergeConfig(
-  shared,
-  defineConfig({
-    test: {
-      ...twoFilesAtATime,
-      projects: [
-        project('parallel', { exclude: [...configDefaults.exclude, ...AFTER, ...ALONE] }, { sequence: { groupOrder: 0 } }),
-        project('after', { include: AFTER }, { sequence: { groupOrder: 1 } }),
-        project('alone', { include: ALONE }, { poolOptions: { forks: { singleFork: true } }, sequence: { groupOrder: 2 } }),
-      ],
-    },
-  }),
-);
+/** The CLI's three groups, in order (also run by the repository's vitest.config.ts, after the other packages' files). */
+export const cliProjects = [
+  project('cli', { exclude: [...configDefaults.exclude, ...AFTER, ...ALONE] }, { sequence: { groupOrder: 0 } }),
+  project('cli (after)', { include: AFTER }, { sequence: { groupOrder: 1 } }),
+  project('cli (alone)', { include: ALONE }, { poolOptions: { forks: { singleFork: true } }, sequence: { groupOrder: 2 } }),
+];
+
+export default mergeConfig(shared, defineConfig({ test: { ...twoFilesAtATime, projects: cliProjects } }));
