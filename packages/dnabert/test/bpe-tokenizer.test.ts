@@ -4,6 +4,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BpeTokenizer } from '../src/index.js';
 import { parseTokenizerJson } from '../src/tokenizer-json.js';
+import { ReferenceBpeTokenizer } from './reference-bpe-tokenizer.js';
 
 const dataDir = fileURLToPath(new URL('../../../test-data/dnabert/', import.meta.url));
 const tokenizerPath = `${dataDir}tokenizer.json`;
@@ -69,6 +70,53 @@ describe('BpeTokenizer agrees with @huggingface/tokenizers on random inputs', ()
       const theirs = hf.encode(s).ids;
       if (ours.join() !== theirs.join()) expect({ s, ours }).toEqual({ s, ours: theirs });
     }
+  });
+});
+
+describe('BpeTokenizer agrees with reference-bpe-tokenizer.ts (the heap BPE of 08a4edc) on random DNA', () => {
+  // Deterministic LCG so a failure is reproducible.
+  let state = 2026;
+  const rand = (n: number) => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) % n);
+  const genome = readFileSync(new URL('../../../test-data/lambda_virus.fa', import.meta.url), 'utf8').split('\n').slice(1).join('');
+  const sameIds = (reference: ReferenceBpeTokenizer, s: string) => {
+    const ours = [...tokenizer.encode(s)];
+    const theirs = [...reference.encode(s)];
+    if (ours.join() !== theirs.join()) expect({ s, ours }).toEqual({ s, ours: theirs });
+    expect(tokenizer.tokenCount(s)).toBe(theirs.length);
+  };
+  let reference: ReferenceBpeTokenizer;
+  beforeAll(async () => {
+    reference = await ReferenceBpeTokenizer.fromFile(tokenizerPath);
+  });
+
+  it('5000 strings of 0-3000 characters: ACGT, with N, lower case, IUPAC, whitespace, specials, other characters', () => {
+    const alphabets = ['ACGT', 'ACGTN', 'ACGTNNNNNN', 'acgtn', 'ACGTacgtN', 'ACGTRYKMSWBDHV', 'AC GT\t\nN', 'ACGT-.*[CLS][MASK]é😀'];
+    for (let k = 0; k < 5000; k++) {
+      const alphabet = [...alphabets[k % alphabets.length]];
+      const len = rand(k % 50 === 0 ? 3000 : 600);
+      let s = '';
+      for (let j = 0; j < len; j++) s += alphabet[rand(alphabet.length)];
+      sameIds(reference, s);
+    }
+  });
+
+  it('repeats and homopolymers, where equal-rank merges overlap (leftmost first)', () => {
+    const units = ['A', 'T', 'AT', 'CA', 'ACG', 'AAC', 'GGCC', 'ATAT', 'TTTTA', 'ACGTACGTTG'];
+    for (let k = 0; k < 2000; k++) {
+      const unit = units[k % units.length];
+      let s = unit.repeat(1 + rand(200)).slice(rand(unit.length));
+      if (k % 3 === 0) s = s.slice(0, rand(s.length + 1)) + 'ACGT'[rand(4)] + s.slice(rand(s.length + 1));
+      sameIds(reference, s);
+    }
+  });
+
+  it('2000 windows of phage lambda of 1-1000 bp, and the whole genome in one piece', () => {
+    for (let k = 0; k < 2000; k++) {
+      const len = 1 + rand(1000);
+      const start = rand(genome.length - len);
+      sameIds(reference, genome.slice(start, start + len));
+    }
+    sameIds(reference, genome);
   });
 });
 
