@@ -54,16 +54,15 @@ export class BpeTokenizer {
       if (cp < 128) this.asciiIds[cp] = id;
       else this.otherCharIds.set(cp, id);
     }
-    this.pairs = new PairTable(this.vocabSize, spec.merges.length);
-    spec.merges.forEach(([left, right], rank) => {
+    this.pairs = new PairTable(this.vocabSize, spec.merges.map(([left, right], rank) => {
       const l = spec.vocab.get(left);
       const r = spec.vocab.get(right);
       const m = spec.vocab.get(left + right);
       if (l === undefined || r === undefined || m === undefined) {
         throw new Error(`tokenizer.json: merge "${left} ${right}" (rank ${rank}) uses a token missing from the vocab`);
       }
-      this.pairs.add(l, r, rank, m);
-    });
+      return { left: l, right: r, merged: m };
+    }));
     const contents = [...spec.addedTokens.keys()].sort((a, b) => b.length - a.length);
     this.addedTokenPattern = contents.length
       ? new RegExp(contents.map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
@@ -159,11 +158,12 @@ export class BpeTokenizer {
       n++;
     }
     // 2. Seed the heap with every adjacent mergeable pair.
+    const pairs = this.pairs;
     let heapSize = 0;
     for (let i = 0; i < n; i++) {
       if (next[i] < 0) continue;
-      const slot = this.pairs.find(ids[i], ids[next[i]]);
-      if (slot >= 0) heapSize = this.push(heapSize, this.pairs.rankAt(slot) * POS_SPAN + i);
+      const rank = pairs.rankOf(ids[i], ids[next[i]]);
+      if (rank >= 0) heapSize = this.push(heapSize, rank * POS_SPAN + i);
     }
     // 3. Merge lowest (rank, position) first; skip entries made stale by earlier merges.
     while (heapSize > 0) {
@@ -173,21 +173,21 @@ export class BpeTokenizer {
       const right = next[pos];
       if (!alive[pos] || right < 0) continue;
       const rank = (key - pos) / POS_SPAN;
-      const slot = this.pairs.find(ids[pos], ids[right]);
-      if (slot < 0 || this.pairs.rankAt(slot) !== rank) continue;
-      ids[pos] = this.pairs.mergedAt(slot);
+      if (ids[pos] !== pairs.left[rank] || ids[right] !== pairs.right[rank]) continue;
+      const merged = pairs.merged[rank];
+      ids[pos] = merged;
       alive[right] = 0;
       const after = next[right];
       next[pos] = after;
       if (after >= 0) prev[after] = pos;
       const before = prev[pos];
       if (before >= 0) {
-        const s = this.pairs.find(ids[before], ids[pos]);
-        if (s >= 0) heapSize = this.push(heapSize, this.pairs.rankAt(s) * POS_SPAN + before);
+        const r = pairs.rankOf(ids[before], merged);
+        if (r >= 0) heapSize = this.push(heapSize, r * POS_SPAN + before);
       }
       if (after >= 0) {
-        const s = this.pairs.find(ids[pos], ids[after]);
-        if (s >= 0) heapSize = this.push(heapSize, this.pairs.rankAt(s) * POS_SPAN + pos);
+        const r = pairs.rankOf(merged, ids[after]);
+        if (r >= 0) heapSize = this.push(heapSize, r * POS_SPAN + pos);
       }
     }
     for (let i = 0; i < n; i++) if (alive[i]) out.push(ids[i]);
