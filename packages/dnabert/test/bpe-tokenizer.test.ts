@@ -120,12 +120,71 @@ describe('BpeTokenizer agrees with reference-bpe-tokenizer.ts (the heap BPE of 0
   });
 });
 
+describe('BpeTokenizer agrees with reference-bpe-tokenizer.ts on random tokenizers', () => {
+  // Merges in training order over a two- or three-letter alphabet, some tokens made by two merges (as Hugging Face's
+  // trainer can).
+  let state = 7;
+  const rand = (n: number) => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) % n);
+  function randomTokenizer(alphabet: string[]): { json: object; madeTwice: number } {
+    const vocab = new Map<string, number>([['[UNK]', 0]]);
+    for (const c of alphabet) vocab.set(c, vocab.size);
+    const tokens = [...alphabet];
+    const merges: string[] = [];
+    const used = new Set<string>();
+    let madeTwice = 0;
+    for (let tries = 0; merges.length < 60 && tries < 2000; tries++) {
+      const [left, right] = [tokens[rand(tokens.length)], tokens[rand(tokens.length)]];
+      const made = left + right;
+      // A pair listed once; a token made again only before any merge uses it (training order).
+      if (made.length > 10 || merges.includes(`${left} ${right}`) || (vocab.has(made) && used.has(made))) continue;
+      used.add(left).add(right);
+      if (vocab.has(made)) madeTwice++;
+      else tokens.push(made), vocab.set(made, vocab.size);
+      merges.push(`${left} ${right}`);
+    }
+    const model = { type: 'BPE', vocab: Object.fromEntries(vocab), merges, unk_token: '[UNK]' };
+    return { json: { model, normalizer: null, pre_tokenizer: { type: 'Whitespace' }, added_tokens: [{ id: 0, content: '[UNK]' }], post_processor: null }, madeTwice };
+  }
+
+  it('300 tokenizers × 40 strings of 0-400 characters', () => {
+    let madeTwice = 0;
+    for (let t = 0; t < 300; t++) {
+      const alphabet = t % 2 ? ['A', 'C'] : ['A', 'C', 'G'];
+      const { json, madeTwice: twice } = randomTokenizer(alphabet);
+      madeTwice += twice;
+      const ours = new BpeTokenizer(parseTokenizerJson(json));
+      const reference = new ReferenceBpeTokenizer(parseTokenizerJson(json));
+      const chars = [...alphabet, ...alphabet, ...alphabet, 'N', ' '];
+      for (let k = 0; k < 40; k++) {
+        const len = rand(400);
+        let s = '';
+        for (let j = 0; j < len; j++) s += chars[rand(chars.length)];
+        const [a, b] = [[...ours.encode(s)], [...reference.encode(s)]];
+        if (a.join() !== b.join()) expect({ merges: (json as { model: { merges: string[] } }).model.merges, s, ids: a }).toEqual({ merges: (json as { model: { merges: string[] } }).model.merges, s, ids: b });
+      }
+    }
+    expect(madeTwice).toBeGreaterThan(100);
+  });
+});
+
 describe('parseTokenizerJson', () => {
   it('rejects a tokenizer it would not reproduce exactly', () => {
     const json = JSON.parse(readFileSync(tokenizerPath, 'utf8'));
     expect(() => parseTokenizerJson({ ...json, normalizer: { type: 'Lowercase' } }, 'x.json')).toThrow(/x\.json: .*normalizer/);
     expect(() => parseTokenizerJson({ ...json, model: { ...json.model, type: 'WordPiece' } }, 'x.json')).toThrow(/BPE/);
     expect(() => parseTokenizerJson({ ...json, model: { ...json.model, fuse_unk: true } }, 'x.json')).toThrow(/fuse_unk/);
+  });
+
+  it('rejects merges out of training order (a merge before the one that makes its token)', () => {
+    const json = JSON.parse(readFileSync(tokenizerPath, 'utf8'));
+    const merges: string[] = json.model.merges;
+    const late = merges.findIndex((m) => m.split(' ')[0].length > 1); // its left token is made by an earlier merge
+    const reordered = [merges[late], ...merges.filter((_, i) => i !== late)];
+    expect(() => parseTokenizerJson({ ...json, model: { ...json.model, merges: reordered } }, 'x.json')).toThrow(
+      new RegExp(`x\\.json: .*merges\\[0\\] "${merges[late]}" uses "${merges[late].split(' ')[0]}", which the later merges\\[\\d+\\] makes`),
+    );
+    // A pair listed twice is ignored after its first place, as Hugging Face does: not out of order.
+    expect(() => parseTokenizerJson({ ...json, model: { ...json.model, merges: [...merges, merges[0]] } })).not.toThrow();
   });
 
   it('accepts merges stored as [left, right] arrays (newer tokenizers)', () => {
