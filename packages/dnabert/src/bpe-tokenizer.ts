@@ -7,7 +7,7 @@ import { parseTokenizerJson, type BpeTokenizerSpec } from './tokenizer-json.js';
 // DNABERT-2 / DNABERT-S tokenizer: always apply the lowest-rank merge present, leftmost first,
 // with the same stale-entry check as the Rust code. Rust keeps a binary heap of (rank, position);
 // here the pending merges wait in a bucket per rank (merge-queue.ts), taken in that same order,
-// and a pair's rank is one array read (pair-table.ts): 2.5-3.5x faster than the heap
+// and a pair's rank is one array read (pair-table.ts): 2.9-3.6x faster than the heap
 // (docs/benchmarks/dnabert-cpu.md#tokenizer-speed-on-genome-windows). Written here instead of
 // using @huggingface/tokenizers because that library (which gives the same ids) was ~8x slower
 // than even the heap. All scratch buffers are reused between calls.
