@@ -64,6 +64,7 @@ export class BpeTokenizer {
       }
       return { left: l, right: r, merged: m };
     }));
+    this.refuseMergesOutOfOrder();
     this.queue = new MergeQueue(spec.merges.length);
     const contents = [...spec.addedTokens.keys()].sort((a, b) => b.length - a.length);
     this.addedTokenPattern = contents.length
@@ -82,6 +83,28 @@ export class BpeTokenizer {
       throw new Error(`${path}: not valid JSON (${(err as Error).message})`);
     }
     return new BpeTokenizer(parseTokenizerJson(json, path));
+  }
+
+  /**
+   * The merge queue takes ranks lowest first and relies on merges in training order: each after every merge that makes
+   * one of its tokens, so that a merge's result only pairs into higher ranks. BPE training lists a merge after the one
+   * that makes its tokens (DNABERT-2/-S's 4,087 are in order); refused here is a list where a token is made (again) by
+   * a merge after one that uses it. A pair listed again is never applied (its first rank wins), as in Hugging Face.
+   */
+  private refuseMergesOutOfOrder(): void {
+    const { left, right, merged } = this.pairs;
+    const lastMaker = new Int32Array(this.vocabSize).fill(-1);
+    const applied = (rank: number) => this.pairs.rankOf(left[rank], right[rank]) === rank;
+    for (let rank = 0; rank < merged.length; rank++) if (applied(rank)) lastMaker[merged[rank]] = rank;
+    for (let rank = 0; rank < merged.length; rank++) {
+      if (!applied(rank)) continue;
+      for (const token of [left[rank], right[rank]]) {
+        if (lastMaker[token] > rank) {
+          const pair = `${this.idToToken[left[rank]]} ${this.idToToken[right[rank]]}`;
+          throw new Error(`tokenizer.json: merge "${pair}" (rank ${rank}) uses "${this.idToToken[token]}", which the later merge of rank ${lastMaker[token]} makes (merges out of training order are not supported)`);
+        }
+      }
+    }
   }
 
   /** Token ids of `sequence` as given (no case change), wrapped in the template's [CLS] … [SEP]. */

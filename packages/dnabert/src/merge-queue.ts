@@ -1,7 +1,8 @@
 // The BPE's pending merges, by rank: a bucket of symbol positions per rank and a bitmap of the non-empty buckets, taken
 // lowest rank first, each bucket's positions in ascending order. That is the (rank, position) order of Hugging Face's
 // heap, without a heap, provided nothing is queued at or below the rank being taken: true when every merge comes after
-// the merges that make its tokens (a merge's result then only pairs into higher ranks), which parseTokenizerJson checks.
+// the merges that make its tokens (a merge's result then only pairs into higher ranks), which BpeTokenizer checks when it
+// is made.
 
 const NONE = -1;
 

@@ -55,39 +55,12 @@ function templateIds(post: Json | null, vocab: Map<string, number>, source: stri
 }
 
 /**
- * Refuses merges out of training order: a merge whose token (left or right) a later merge makes. BPE training writes
- * each merge after those that make its tokens (DNABERT-2/-S's 4,087 do), and BpeTokenizer's merge queue relies on it:
- * a merge's result then only pairs into higher ranks. A pair listed again is ignored, as Hugging Face does.
- */
-function checkMergeOrder(merges: Array<[string, string]>, source: string): void {
-  const seen = new Set<string>();
-  const lastMaker = new Map<string, number>();
-  const effective: number[] = [];
-  merges.forEach(([left, right], rank) => {
-    const pair = `${left} ${right}`;
-    if (seen.has(pair)) return;
-    seen.add(pair);
-    effective.push(rank);
-    lastMaker.set(left + right, rank);
-  });
-  for (const rank of effective) {
-    for (const token of merges[rank]) {
-      const maker = lastMaker.get(token);
-      if (maker !== undefined && maker > rank) {
-        fail(source, `merges[${rank}] "${merges[rank].join(' ')}" uses "${token}", which the later merges[${maker}] makes (merges out of training order)`);
-      }
-    }
-  }
-}
-
-/**
  * Checks that `json` is a tokenizer this package reproduces exactly: BPE, no normalizer,
  * Whitespace (or no) pre-tokenizer, one [UNK] per unknown character, no byte fallback, no
  * subword affixes, and a vocab whose characters are all word characters — the last makes
  * "any character outside the vocab or whitespace ends a run" equal to HF's Whitespace
  * pre-tokenization followed by per-character [UNK]s. The stored `padding` and `truncation`
- * sections are deliberately ignored (DNABERT-S stores a training-time `Fixed 2000` pad). Merges must come in training
- * order (checkMergeOrder).
+ * sections are deliberately ignored (DNABERT-S stores a training-time `Fixed 2000` pad).
  */
 export function parseTokenizerJson(json: unknown, source = 'tokenizer.json'): BpeTokenizerSpec {
   const root = json as Json;
@@ -116,7 +89,6 @@ export function parseTokenizerJson(json: unknown, source = 'tokenizer.json'): Bp
   const unk = model.unk_token as string | null;
   if (unk == null || !vocab.has(unk)) fail(source, 'unk_token missing from vocab');
   const merges = (model.merges as unknown[]).map((m, i) => parseMerge(m, source, i));
-  checkMergeOrder(merges, source);
   const { prefixIds, suffixIds } = templateIds(root.post_processor as Json | null, vocab, source);
   const padId = vocab.get('[PAD]') ?? vocab.get(unk)!;
   return { vocab, merges, addedTokens, unkId: vocab.get(unk)!, prefixIds, suffixIds, padId };
