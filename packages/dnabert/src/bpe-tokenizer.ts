@@ -1,18 +1,19 @@
 import { readFile } from 'node:fs/promises';
+import { MergeQueue } from './merge-queue.js';
 import { PairTable } from './pair-table.js';
 import { parseTokenizerJson, type BpeTokenizerSpec } from './tokenizer-json.js';
 
 // A rank-based BPE that reproduces Hugging Face `tokenizers` (Rust `Word::merge_all`) for the
 // DNABERT-2 / DNABERT-S tokenizer: always apply the lowest-rank merge present, leftmost first,
-// via a binary heap over symbol positions, with the same stale-entry check as the Rust code.
-// Written here instead of using @huggingface/tokenizers because that library (which gives the
-// same ids) is ~10x slower on 500-bp inputs, and the main process tokenizes every chunk for
-// packing (see docs/benchmarks/dnabert.md). All scratch buffers are reused between calls.
+// with the same stale-entry check as the Rust code. Rust keeps a binary heap of (rank, position);
+// here the pending merges wait in a bucket per rank (merge-queue.ts), taken in that same order,
+// and a pair's rank is one array read (pair-table.ts): 2.9-3.6x faster than the heap
+// (docs/benchmarks/dnabert-cpu.md#tokenizer-speed-on-genome-windows). Written here instead of
+// using @huggingface/tokenizers because that library (which gives the same ids) was ~8x slower
+// than even the heap. All scratch buffers are reused between calls.
 
 const NOT_IN_VOCAB = -1;
 const WHITESPACE = -2;
-/** Heap keys are rank * 2^32 + position: exact in a float64 and ordered like Rust's (rank, pos). */
-const POS_SPAN = 2 ** 32;
 
 export class BpeTokenizer {
   readonly vocabSize: number;
@@ -24,6 +25,7 @@ export class BpeTokenizer {
   private readonly asciiIds = new Int32Array(128).fill(NOT_IN_VOCAB);
   private readonly otherCharIds = new Map<number, number>();
   private readonly pairs: PairTable;
+  private readonly queue: MergeQueue;
   private readonly addedTokens: Map<string, number>;
   private readonly addedTokenPattern: RegExp | null;
   private readonly addedTokenFirstChars: string[];
@@ -32,7 +34,6 @@ export class BpeTokenizer {
   private next = new Int32Array(1024);
   private prev = new Int32Array(1024);
   private alive = new Uint8Array(1024);
-  private heap = new Float64Array(2048);
 
   constructor(spec: BpeTokenizerSpec) {
     this.unkId = spec.unkId;
@@ -54,16 +55,17 @@ export class BpeTokenizer {
       if (cp < 128) this.asciiIds[cp] = id;
       else this.otherCharIds.set(cp, id);
     }
-    this.pairs = new PairTable(this.vocabSize, spec.merges.length);
-    spec.merges.forEach(([left, right], rank) => {
+    this.pairs = new PairTable(this.vocabSize, spec.merges.map(([left, right], rank) => {
       const l = spec.vocab.get(left);
       const r = spec.vocab.get(right);
       const m = spec.vocab.get(left + right);
       if (l === undefined || r === undefined || m === undefined) {
         throw new Error(`tokenizer.json: merge "${left} ${right}" (rank ${rank}) uses a token missing from the vocab`);
       }
-      this.pairs.add(l, r, rank, m);
-    });
+      return { left: l, right: r, merged: m };
+    }));
+    this.refuseMergesOutOfOrder();
+    this.queue = new MergeQueue(spec.merges.length);
     const contents = [...spec.addedTokens.keys()].sort((a, b) => b.length - a.length);
     this.addedTokenPattern = contents.length
       ? new RegExp(contents.map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
@@ -81,6 +83,28 @@ export class BpeTokenizer {
       throw new Error(`${path}: not valid JSON (${(err as Error).message})`);
     }
     return new BpeTokenizer(parseTokenizerJson(json, path));
+  }
+
+  /**
+   * The merge queue takes ranks lowest first and relies on merges in training order: each after every merge that makes
+   * one of its tokens, so that a merge's result only pairs into higher ranks. BPE training lists a merge after the one
+   * that makes its tokens (DNABERT-2/-S's 4,087 are in order); refused here is a list where a token is made (again) by
+   * a merge after one that uses it. A pair listed again is never applied (its first rank wins), as in Hugging Face.
+   */
+  private refuseMergesOutOfOrder(): void {
+    const { left, right, merged } = this.pairs;
+    const lastMaker = new Int32Array(this.vocabSize).fill(-1);
+    const applied = (rank: number) => this.pairs.rankOf(left[rank], right[rank]) === rank;
+    for (let rank = 0; rank < merged.length; rank++) if (applied(rank)) lastMaker[merged[rank]] = rank;
+    for (let rank = 0; rank < merged.length; rank++) {
+      if (!applied(rank)) continue;
+      for (const token of [left[rank], right[rank]]) {
+        if (lastMaker[token] > rank) {
+          const pair = `${this.idToToken[left[rank]]} ${this.idToToken[right[rank]]}`;
+          throw new Error(`tokenizer.json: merge "${pair}" (rank ${rank}) uses "${this.idToToken[token]}", which the later merge of rank ${lastMaker[token]} makes (merges out of training order are not supported)`);
+        }
+      }
+    }
   }
 
   /** Token ids of `sequence` as given (no case change), wrapped in the template's [CLS] … [SEP]. */
@@ -126,7 +150,6 @@ export class BpeTokenizer {
     this.next = new Int32Array(size);
     this.prev = new Int32Array(size);
     this.alive = new Uint8Array(size);
-    this.heap = new Float64Array(size * 2);
   }
 
   /** BPE over sequence[start, end): runs of vocab characters merge; other characters are [UNK]. */
@@ -158,72 +181,40 @@ export class BpeTokenizer {
       runOpen = known;
       n++;
     }
-    // 2. Seed the heap with every adjacent mergeable pair.
-    let heapSize = 0;
+    // 2. Queue every adjacent mergeable pair.
+    const { pairs, queue } = this;
+    queue.reset(3 * n); // n - 1 pairs, then at most two new pairs per merge
     for (let i = 0; i < n; i++) {
       if (next[i] < 0) continue;
-      const slot = this.pairs.find(ids[i], ids[next[i]]);
-      if (slot >= 0) heapSize = this.push(heapSize, this.pairs.rankAt(slot) * POS_SPAN + i);
+      const rank = pairs.rankOf(ids[i], ids[next[i]]);
+      if (rank >= 0) queue.push(rank, i);
     }
-    // 3. Merge lowest (rank, position) first; skip entries made stale by earlier merges.
-    while (heapSize > 0) {
-      const key = this.heap[0];
-      heapSize = this.pop(heapSize);
-      const pos = key % POS_SPAN;
-      const right = next[pos];
-      if (!alive[pos] || right < 0) continue;
-      const rank = (key - pos) / POS_SPAN;
-      const slot = this.pairs.find(ids[pos], ids[right]);
-      if (slot < 0 || this.pairs.rankAt(slot) !== rank) continue;
-      ids[pos] = this.pairs.mergedAt(slot);
-      alive[right] = 0;
-      const after = next[right];
-      next[pos] = after;
-      if (after >= 0) prev[after] = pos;
-      const before = prev[pos];
-      if (before >= 0) {
-        const s = this.pairs.find(ids[before], ids[pos]);
-        if (s >= 0) heapSize = this.push(heapSize, this.pairs.rankAt(s) * POS_SPAN + before);
-      }
-      if (after >= 0) {
-        const s = this.pairs.find(ids[pos], ids[after]);
-        if (s >= 0) heapSize = this.push(heapSize, this.pairs.rankAt(s) * POS_SPAN + pos);
+    // 3. Merge lowest rank first, leftmost first; skip entries made stale by earlier merges.
+    for (let count = queue.take(); count > 0; count = queue.take()) {
+      const { rank, positions } = queue;
+      const left = pairs.left[rank];
+      const right = pairs.right[rank];
+      const merged = pairs.merged[rank];
+      for (let k = 0; k < count; k++) {
+        const pos = positions[k];
+        const other = next[pos];
+        if (!alive[pos] || other < 0 || ids[pos] !== left || ids[other] !== right) continue;
+        ids[pos] = merged;
+        alive[other] = 0;
+        const after = next[other];
+        next[pos] = after;
+        if (after >= 0) prev[after] = pos;
+        const before = prev[pos];
+        if (before >= 0) {
+          const r = pairs.rankOf(ids[before], merged);
+          if (r >= 0) queue.push(r, before);
+        }
+        if (after >= 0) {
+          const r = pairs.rankOf(merged, ids[after]);
+          if (r >= 0) queue.push(r, pos);
+        }
       }
     }
     for (let i = 0; i < n; i++) if (alive[i]) out.push(ids[i]);
-  }
-
-  private push(size: number, key: number): number {
-    if (size >= this.heap.length) {
-      const bigger = new Float64Array(this.heap.length * 2);
-      bigger.set(this.heap);
-      this.heap = bigger;
-    }
-    const heap = this.heap;
-    let i = size;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (heap[parent] <= key) break;
-      heap[i] = heap[parent];
-      i = parent;
-    }
-    heap[i] = key;
-    return size + 1;
-  }
-
-  private pop(size: number): number {
-    const heap = this.heap;
-    const last = heap[--size];
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= size) break;
-      if (child + 1 < size && heap[child + 1] < heap[child]) child++;
-      if (heap[child] >= last) break;
-      heap[i] = heap[child];
-      i = child;
-    }
-    heap[i] = last;
-    return size;
   }
 }

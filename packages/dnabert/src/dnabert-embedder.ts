@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { BackendName, Embedder, Precision } from '@virnucpro/ops';
+import type { BackendName, Embedder, Precision, TokenizedEmbedding } from '@virnucpro/ops';
 import type { DnabertConfig } from './dnabert-config.js';
 import { calibrateDnabert } from './calibrate-dnabert.js';
 import { loadDnabert } from './load-dnabert.js';
@@ -21,6 +21,8 @@ export interface DnabertEmbedder extends Embedder {
   readonly backend: BackendName;
   /** The precision it was loaded in (as given: the started backend's). */
   readonly precision: Precision;
+  /** The BPE and the model apart: a sequence's ids (`BpeTokenizer.encode`), and embedding ids already made. */
+  readonly tokenized: TokenizedEmbedding<string>;
 }
 
 /**
@@ -34,6 +36,11 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
   const { model, tokenizer, config } = await loadDnabert(path);
   await calibrateDnabert(model, tokenizer);
   let tokens = 0;
+  const embedIds = async (ids: Int32Array[]): Promise<Float32Array[]> => {
+    if (ids.length === 0) return [];
+    for (const t of ids) tokens += t.length;
+    return model.meanEmbeddings(ids);
+  };
   return {
     name: options.name ?? 'DNABERT-S',
     dim: config.hiddenSize,
@@ -41,13 +48,10 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
     backend,
     precision: options.precision ?? 'fp32',
     tokenCount: (sequence) => tokenizer.tokenCount(sequence),
-    embed: async (sequences) => {
-      if (sequences.length === 0) return [];
-      const tokenized = sequences.map((s) => tokenizer.encode(s));
-      for (const t of tokenized) tokens += t.length;
-      return model.meanEmbeddings(tokenized);
-    },
-    /** Tokens embedded so far (the tokenizer runs once per sequence: callers need not count again). */
+    embed: async (sequences) => embedIds(sequences.map((s) => tokenizer.encode(s))),
+    // For a caller that counts tokens to pack first: the BPE then runs once per sequence, not twice.
+    tokenized: { encode: (sequence) => tokenizer.encode(sequence), embed: embedIds },
+    /** Tokens embedded so far (callers need not count again). */
     counters: () => ({ tokens }),
     dispose: () => model.dispose(),
   };

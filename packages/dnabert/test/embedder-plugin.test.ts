@@ -18,6 +18,11 @@ describe('embedderFactory as a runtime worker plugin', () => {
       const expected = (await readSafetensors(join(tinyDir, 'expected.safetensors'))).tensors;
       const vectors = await model.embed(tinyInputs.sequences.slice(0, 3));
       vectors.forEach((v, i) => expect(maxAbsDiff(v, expected.get(`mean.${i}`)!.data as Float32Array)).toBeLessThanOrEqual(1e-5));
+      // Tokenized once by the caller (the CLI's embed packs on the ids' count): the same ids, the same vectors.
+      const ids = tinyInputs.sequences.slice(0, 3).map((s) => model.tokenized.encode(s));
+      expect(ids.map((t) => [...t])).toEqual(tinyInputs.token_ids.slice(0, 3));
+      expect(await model.tokenized.embed(ids)).toEqual(vectors);
+      expect(model.counters?.()).toEqual({ tokens: 2 * ids.reduce((n, t) => n + t.length, 0) });
     } finally {
       model.dispose?.();
     }

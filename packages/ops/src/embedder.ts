@@ -16,6 +16,11 @@ export interface Embedder<I = string> {
   /** One vector of length `dim` per item, in the order of `items`. */
   embed(items: I[]): Promise<Float32Array[]>;
   /**
+   * Optional, for a model whose tokenizer costs: its two halves, so that a caller that counts tokens to pack and then
+   * embeds (the CLI's `embed`) tokenizes each item once, carrying its ids to the batch.
+   */
+  readonly tokenized?: TokenizedEmbedding<I>;
+  /**
    * How many embed() calls may run at once (default 1). On a GPU, 2 lets a worker tokenize and launch the next
    * batch while the previous one still computes, so the GPU does not wait between batches; the results of a
    * batch must not depend on what else is in flight.
@@ -29,4 +34,12 @@ export interface Embedder<I = string> {
   /** Counters since the model loaded (e.g. batches recomputed in fp32); a worker pool sums them per worker. */
   counters?(): Record<string, number>;
   dispose(): void;
+}
+
+/** An embedder split at its tokenizer: `embed(items)` is `tokenized.embed(items.map(tokenized.encode))`. */
+export interface TokenizedEmbedding<I> {
+  /** The item's token ids, specials included (`tokenCount(item)` is their length); throws where tokenCount throws. */
+  encode(item: I): Int32Array;
+  /** One vector per item the ids were encoded from: the vectors `embed` gives those items. */
+  embed(ids: Int32Array[]): Promise<Float32Array[]>;
 }

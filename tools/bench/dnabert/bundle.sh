@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bundles the DNABERT bench/parity scripts into OUT_DIR (default /tmp/dnabert-bench) for plain `node`.
+# Bundles the DNABERT bench/parity scripts (and embed-host.ts) into OUT_DIR (default /tmp/dnabert-bench) for plain `node`.
 # Same esbuild flags as tools/device/bundle.sh plus __dirname/__filename, which the bundled
 # tfjs-backend-wasm needs in an ES module. The wasm binaries are copied to OUT_DIR/wasm; run with
 #   VIRNUCPRO_TFJS_WASM_DIR=OUT_DIR/wasm node OUT_DIR/bench-dnabert.mjs --backend wasm
@@ -7,7 +7,7 @@ set -euo pipefail
 out=${OUT_DIR:-/tmp/dnabert-bench}
 mkdir -p "$out/wasm"
 cp node_modules/@tensorflow/tfjs-backend-wasm/dist/*.wasm "$out/wasm/"
-for entry in tools/bench/dnabert/bench-dnabert.ts tools/bench/dnabert/parity-dnabert.ts; do
+for entry in tools/bench/dnabert/bench-dnabert.ts tools/bench/dnabert/parity-dnabert.ts tools/bench/dnabert/embed-host.ts; do
   name=$(basename "${entry%.*}")
   npx esbuild "$entry" --bundle --platform=node --format=esm --target=node20 \
     --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \

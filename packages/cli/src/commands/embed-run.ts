@@ -56,6 +56,8 @@ interface Protein {
   sequence: string;
   /** As the embedder counts them. */
   tokens: number;
+  /** Its token ids, where the embedder can take them (`tokenized`): made once, when counted, and embedded as made. */
+  tokenIds?: Int32Array;
 }
 
 /**
@@ -67,6 +69,7 @@ interface Protein {
  */
 export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> {
   const { embedder } = options;
+  const { tokenized } = embedder;
   const ids: string[] = [];
   const writer = new EmbeddingFileWriter(options.output, embedder.dim, () => ({ ...options.metadata, ids: JSON.stringify(ids) }));
   let tokens = 0;
@@ -104,14 +107,19 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
         sequence = sequence.slice(0, options.truncate);
         truncated++;
       }
-      let count: number;
+      let item: Protein;
       try {
-        count = embedder.tokenCount(sequence);
+        if (tokenized) {
+          const tokenIds = tokenized.encode(sequence);
+          item = { id: record.id, sequence, tokens: tokenIds.length, tokenIds };
+        } else {
+          item = { id: record.id, sequence, tokens: embedder.tokenCount(sequence) };
+        }
       } catch (error) {
         throw new UsageError(`${where}: ${(error as Error).message}`);
       }
       index++;
-      yield { id: record.id, sequence, tokens: count };
+      yield item;
     }
   }
 
@@ -125,7 +133,10 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     await new Promise((resolve) => setImmediate(resolve));
     if (interrupted) await stopForSignal(); // never returns: the handler exits
     if (stopped) throw new Error('embedding stopped');
-    const vectors = await embedSplittingOnOom(batch.items, (part) => embedder.embed(part.map((item) => item.value.sequence)), {
+    const embedPart = tokenized
+      ? (part: typeof batch.items) => tokenized.embed(part.map((item) => item.value.tokenIds!))
+      : (part: typeof batch.items) => embedder.embed(part.map((item) => item.value.sequence));
+    const vectors = await embedSplittingOnOom(batch.items, embedPart, {
       onSplit: () => oomSplits++,
       describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
     });

@@ -1,0 +1,100 @@
+// The host side of `virnucpro embed dnabert` alone: the command's own run (runEmbed: FASTA read, BPE, packing, batches
+// two in flight as on cuda, input order restored, the safetensors written) with a model that computes nothing (zero
+// vectors of DNABERT-S's 768), so that the figure is what the main thread sustains in front of a GPU. Windows of one
+// length cut at random from phage lambda and E. coli 536 (as bench-tokenizer.mjs). Bundled by bundle.sh beside it:
+//   bash tools/bench/dnabert/bundle.sh && node /tmp/dnabert-bench/embed-host.mjs [--windows 20000] [--length 150]
+//     [--tokenize once|twice]  twice: a model without `tokenized`, so the BPE runs to count and again in the batch
+//                               (the command before it carried the ids)
+//     [--bpe FILE]             the BpeTokenizer exported by FILE (an ES module) instead of the current one
+//     [--repeats 3]
+// Prints one JSON object: median µs per window and tokens/s over the repeats.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { BpeTokenizer } from '@virnucpro/dnabert';
+import type { Embedder } from '@virnucpro/ops';
+import { runEmbed } from '../../../packages/cli/src/commands/embed-run.js';
+
+const { values: args } = parseArgs({
+  options: {
+    windows: { type: 'string', default: '20000' },
+    length: { type: 'string', default: '150' },
+    tokenize: { type: 'string', default: 'once' },
+    bpe: { type: 'string' },
+    repeats: { type: 'string', default: '3' },
+  },
+});
+if (args.tokenize !== 'once' && args.tokenize !== 'twice') throw new Error('--tokenize once|twice');
+
+const tokenizerJson = 'test-data/dnabert/tokenizer.json';
+const tokenizer: Pick<BpeTokenizer, 'encode' | 'tokenCount'> = args.bpe
+  ? await (await import(pathToFileURL(resolve(args.bpe)).href)).BpeTokenizer.fromFile(tokenizerJson)
+  : await BpeTokenizer.fromFile(tokenizerJson);
+
+const dir = mkdtempSync(join(tmpdir(), 'embed-host-'));
+const genomes = ['test-data/lambda_virus.fa', 'test-data/ecoli536_1-30000.fa'].map((file) =>
+  readFileSync(file, 'utf8').split('\n').filter((line) => !line.startsWith('>')).join('').trim(),
+);
+let seed = 1;
+const rand = () => {
+  seed ^= seed << 13;
+  seed >>>= 0;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  seed >>>= 0;
+  return seed / 2 ** 32;
+};
+const length = Number(args.length);
+const input = join(dir, 'windows.fa');
+const fasta: string[] = [];
+for (let i = 0; i < Number(args.windows); i++) {
+  const genome = genomes[i % genomes.length];
+  const start = Math.floor(rand() * (genome.length - length + 1));
+  fasta.push(`>w${i}\n${genome.slice(start, start + length)}\n`);
+}
+writeFileSync(input, fasta.join(''));
+
+const dim = 768;
+const embedIds = async (ids: Int32Array[]) => ids.map(() => new Float32Array(dim));
+const embedder: Embedder = {
+  name: 'null',
+  dim,
+  tokenCount: (s) => tokenizer.tokenCount(s),
+  embed: async (sequences) => embedIds(sequences.map((s) => tokenizer.encode(s))),
+  ...(args.tokenize === 'once' ? { tokenized: { encode: (s: string) => tokenizer.encode(s), embed: embedIds } } : {}),
+  dispose() {},
+};
+
+const runs: Array<{ seconds: number; tokens: number; windows: number }> = [];
+try {
+  for (let r = 0; r < Number(args.repeats); r++) {
+    const t0 = performance.now();
+    const summary = await runEmbed({
+      embedder,
+      compute: { backend: 'cuda', precision: 'bf16' },
+      input,
+      output: join(dir, 'out.safetensors'),
+      tokenBudget: 65536,
+      window: 4096,
+      metadata: {},
+    });
+    runs.push({ seconds: (performance.now() - t0) / 1000, tokens: summary.tokens, windows: summary.sequences });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const median = [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
+console.log(JSON.stringify({
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
+  length,
+  tokenize: args.tokenize,
+  bpe: args.bpe ?? 'current',
+  windows: median.windows,
+  tokens: median.tokens,
+  seconds: runs.map((r) => +r.seconds.toFixed(2)),
+  usPerWindow: +((median.seconds / median.windows) * 1e6).toFixed(1),
+  tokensPerSecond: Math.round(median.tokens / median.seconds),
+}));
