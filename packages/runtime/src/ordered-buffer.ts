@@ -9,7 +9,10 @@ import type { Observable } from 'rxjs';
 export function toAsyncIterable<T, R>(source: Observable<T>, deliver: (value: T) => R | Promise<R>): AsyncIterable<R> {
   return {
     [Symbol.asyncIterator]() {
-      const buffer: T[] = [];
+      // A queue read from `head`: Array#shift moves every waiting value, and tens of thousands can wait for a
+      // slow consumer (embed's writer), which made the shifts a sixth of embed dnabert's main thread.
+      const buffer: (T | undefined)[] = [];
+      let head = 0;
       let finished = false;
       let failure: unknown = null;
       let wake: (() => void) | null = null;
@@ -31,13 +34,20 @@ export function toAsyncIterable<T, R>(source: Observable<T>, deliver: (value: T)
       return {
         async next(): Promise<IteratorResult<R>> {
           for (;;) {
-            if (buffer.length > 0) {
+            if (head < buffer.length) {
+              const value = buffer[head] as T;
+              buffer[head++] = undefined;
+              if (head >= 1024 && head * 2 >= buffer.length) {
+                buffer.splice(0, head);
+                head = 0;
+              }
               try {
-                const delivered = deliver(buffer.shift()!);
+                const delivered = deliver(value);
                 return { value: delivered instanceof Promise ? await delivered : delivered, done: false };
               } catch (error) {
                 subscription.unsubscribe();
                 buffer.length = 0;
+                head = 0;
                 failure ??= error;
                 finished = true;
                 throw error;
