@@ -9,7 +9,8 @@
 #     500 bp cut at random from phage lambda and E. coli 536, TOKENS tokens each, fp8 and bf16, --token-budget 65536;
 #     then pytorch_dnabert.py eager and compiled on the same windows' token counts (every window, so the same tokens).
 # Ours: tokens/s of the compute phase from --summary (models loaded before its clock starts) and the whole command's
-# wall time beside it. Everything goes to $OUT/embed-vs-compiled-MODEL.tgz, the summary lines to stdout.
+# wall time beside it. NO_TORCH=1 (dnabert): ours only, no PyTorch (so no ratio). Everything goes to
+# $OUT/embed-vs-compiled-MODEL.tgz, the summary lines to stdout.
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts \
 #          packages/predict/src/features-worker.ts && tar cJf .bundle.tar.xz -C .bundle .
 # There: source .device/on-device.sh && mkdir -p .bundle && tar xJf .bundle.tar.xz -C .bundle && \
@@ -86,6 +87,7 @@ json.dump(lengths, open("/tmp/dnabert-window-tokens.json", "w"))
 EOF
   cat "$work/inputs.txt"
   for precision in fp8 bf16; do for bp in 150 300 500; do ours "$bp" "/tmp/windows-$bp.fa" "$precision" 65536; done; done
+  [ -n "${NO_TORCH:-}" ] && { echo "done $(date -u +%T) (NO_TORCH: ours only)"; exit $status; }
   echo "== PyTorch ($(date -u +%T))"
   timeout -k 5 300 python3 tools/bench/dnabert/pytorch_dnabert.py --token-lengths /tmp/dnabert-window-tokens.json --token-budgets 65536 \
     --modes eager,compile > "$work/torch.json" 2> "$work/torch.err" || status=1
