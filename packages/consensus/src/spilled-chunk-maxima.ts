@@ -11,7 +11,7 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempPathFor } from '@virnucpro/atomic-file';
 import { ChunkMaxima, compareCodePoints, nanMax, type ChunkConsensus, type ConsensusKeyRule } from './consensus.js';
-import { ConsensusRunReader, writeConsensusRun } from './consensus-run-file.js';
+import { ConsensusRunReader, consensusRunBlock, writeConsensusRun } from './consensus-run-file.js';
 
 /**
  * Chunks held in memory before they are written out as a sorted run: ~2.5 MB of maxima (~150 bytes a chunk: its
@@ -32,6 +32,8 @@ export function assertRunChunks(runChunks: number): void {
 export class SpilledChunkMaxima {
   private current: ChunkMaxima;
   private readonly runs: string[] = [];
+  /** What every run is encoded in, one run after the other (made at the first). */
+  private block: Buffer | undefined;
   private discarded = false;
 
   constructor(
@@ -56,7 +58,7 @@ export class SpilledChunkMaxima {
   async spill(): Promise<void> {
     const path = tempPathFor(join(this.dir, 'consensus-run'));
     this.runs.push(path);
-    await writeConsensusRun(path, this.current.sortedGroups());
+    await writeConsensusRun(path, this.current.sortedGroups(), (this.block ??= consensusRunBlock()));
     this.current = new ChunkMaxima(this.rule);
     // Discarded while the run was being written (a stopped run's cleanup does not wait for a batch in flight).
     if (this.discarded) await this.discard();
@@ -76,7 +78,7 @@ export class SpilledChunkMaxima {
       const some = this.runs.splice(0, MERGE_FAN_IN);
       const path = tempPathFor(join(this.dir, 'consensus-run'));
       this.runs.push(path);
-      await writeConsensusRun(path, mergeRuns(some));
+      await writeConsensusRun(path, mergeRuns(some), (this.block ??= consensusRunBlock()));
     }
     yield* mergeRuns(this.runs.splice(0));
   }
