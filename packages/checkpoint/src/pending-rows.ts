@@ -2,13 +2,17 @@
 // item's id and a copy of its vector as a Float32Array of its own (an ArrayBuffer and a backing store each) — they
 // were the main process's largest crop of per-frame objects that outlive a few young-generation collections: each
 // was promoted to the old space and died there once its shard was written (issue 46, docs/benchmarks/scaling.md).
-// Here a row is its index, its id's hash and its vector copied into blocks of a few thousand rows: what the shard
-// stores, and no object a row.
+// Here a row is its index, its id's hash and its vector copied into blocks of up to 4 MiB: what the shard stores,
+// and no object a row.
 
 import { idHash } from './id-hash.js';
 
-/** Rows a block holds (fewer when a shard holds fewer). */
-const BLOCK_ROWS = 4096;
+/**
+ * Bytes of vectors a block holds, at most (a block holds one row at least, and no more rows than a shard): a shard of
+ * scores is one block; one of --save-embeddings' 3,330-value rows, blocks of 314 rows, so that the last block's unused
+ * rows cost at most this much.
+ */
+const BLOCK_BYTES = 1 << 22;
 
 export class PendingRows {
   private readonly blockRows: number;
@@ -23,7 +27,7 @@ export class PendingRows {
     readonly dim: number,
     expected: number,
   ) {
-    this.blockRows = Math.max(1, Math.min(BLOCK_ROWS, expected));
+    this.blockRows = Math.max(1, Math.min(Math.floor(BLOCK_BYTES / (4 * dim)), expected));
   }
 
   /** Copies the row in (the caller's vector may be a view into a buffer that gets reused). */

@@ -51,14 +51,16 @@ describe('checkpoint shards and resume', () => {
   });
 
   it('keeps rows of a shard larger than its blocks, completed out of order, each with its own vector and id', async () => {
-    // The pending rows sit in blocks of 4,096 (pending-rows.ts); each vector is copied in from a buffer the caller
-    // overwrites next, as the pool's result rows are views into one message.
+    // The pending rows sit in blocks of up to 4 MiB of vectors (pending-rows.ts: 349 rows of 3,000 values, so three blocks here); each
+    // vector is copied in from a buffer the caller overwrites next, as the pool's result rows are views into one message.
     const dir = await tempDir();
-    const count = 9_000;
+    const count = 1_000;
+    const dim = 3_000;
+    const wide = (index: number) => Float32Array.from({ length: dim }, (_, k) => (Math.imul(index + 1, 2654435761) ^ Math.imul(k, 40503)) / 1e6);
     const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: 10_000 });
-    const reused = new Float32Array(DIM);
+    const reused = new Float32Array(dim);
     for (const index of shuffled(Array.from({ length: count }, (_, i) => i))) {
-      reused.set(vectorOf(`seq${index}`));
+      reused.set(wide(index));
       await session.append({ index, id: `seq${index}`, vector: reused });
     }
     await session.close();
@@ -67,7 +69,8 @@ describe('checkpoint shards and resume', () => {
     for (let index = 0; index < count; index++) {
       const { matches, vector } = await resumed.restored.get(index);
       expect(matches(`seq${index}`)).toBe(true);
-      expect(Array.from(vector)).toEqual(Array.from(vectorOf(`seq${index}`)));
+      const expected = wide(index);
+      expect(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).equals(Buffer.from(expected.buffer)), `item #${index}`).toBe(true);
     }
   });
 
