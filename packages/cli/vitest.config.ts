@@ -23,6 +23,7 @@ export const ALONE = [
   'test/merge-memory.test.ts',
   'test/pipeline-trace.test.ts',
   'test/predict-in-process.test.ts',
+  'test/predict-memory.test.ts',
   'test/progress.test.ts',
   'test/resume-command.test.ts',
   'test/termination-signal.test.ts',

@@ -159,6 +159,25 @@ describe('BufferedAtomicFile', () => {
     expect(readFileSync(path, 'utf8')).toBe(pieces.join(''));
   });
 
+  it('fills a block again only once its write is done: a block is written while the next fills', async () => {
+    // Blocks are reused (two take turns); one handed to the file must not be refilled while its write is under way.
+    // Each flush here hands over one block and is not awaited before the next piece is written.
+    const d = dir();
+    const path = join(d, 'turns.txt');
+    const file = await BufferedAtomicFile.create(path);
+    const flushes: Promise<void>[] = [];
+    let expected = '';
+    for (let i = 0; i < 30; i++) {
+      const piece = `${i}:${String.fromCharCode(97 + (i % 26)).repeat(200_000)}\n`;
+      file.writeText(piece);
+      expected += piece;
+      flushes.push(file.flush());
+    }
+    await Promise.all(flushes);
+    await file.commit();
+    expect(readFileSync(path, 'utf8') === expected).toBe(true);
+  });
+
   it('discard leaves no file, whatever was buffered', async () => {
     const d = dir();
     const file = await BufferedAtomicFile.create(join(d, 'gone.txt'));

@@ -6,6 +6,7 @@ import { describeIdentityDifferences } from './identity-diff.js';
 import { canonicalJson, sha256File } from './fingerprint.js';
 import { MANIFEST_FILE, newManifest, readManifest, writeManifest, type Manifest, type ShardRecord } from './manifest.js';
 import { RestoredShards } from './restored-shards.js';
+import { PendingRows } from './pending-rows.js';
 import { readShardIndex, writeShard, type EmbeddingRecord } from './shard-file.js';
 
 export interface CheckpointOptions {
@@ -44,7 +45,8 @@ const SHARD_PATTERN = /^shard-(\d{6,})\.safetensors$/;
  * the two leaves an unlisted shard, which resume discards).
  */
 export class CheckpointSession {
-  private pending: EmbeddingRecord[] = [];
+  /** Results waiting for their shard (created with the first, once the vector length is known). */
+  private pending: PendingRows | null = null;
   private oldestPendingAt = 0;
   private writing: Promise<void> = Promise.resolve();
   private failure: unknown = null;
@@ -64,7 +66,7 @@ export class CheckpointSession {
     this.nextShard = 1 + manifest.shards.reduce((max, s) => Math.max(max, Number(SHARD_PATTERN.exec(s.file)?.[1] ?? 0)), 0);
     if (intervalMs > 0 && Number.isFinite(intervalMs)) {
       this.timer = setInterval(() => {
-        if (this.pending.length > 0 && Date.now() - this.oldestPendingAt >= intervalMs) void this.flush().catch(() => undefined);
+        if (this.pending && Date.now() - this.oldestPendingAt >= intervalMs) void this.flush().catch(() => undefined);
       }, Math.min(intervalMs, 1000));
       this.timer.unref();
     }
@@ -153,18 +155,20 @@ export class CheckpointSession {
     if (record.vector.length !== this.manifest.dim) {
       throw new Error(`checkpoint: vector for item #${record.index} has length ${record.vector.length}, expected ${this.manifest.dim}`);
     }
-    if (this.pending.length === 0) this.oldestPendingAt = Date.now();
-    // Copy: the caller's vector may be a view into a larger buffer that gets reused.
-    this.pending.push({ index: record.index, id: record.id, vector: Float32Array.from(record.vector) });
-    if (this.pending.length >= this.every || (this.intervalMs > 0 && Date.now() - this.oldestPendingAt >= this.intervalMs)) return this.flush();
+    if (!this.pending) {
+      this.pending = new PendingRows(this.manifest.dim!, this.every);
+      this.oldestPendingAt = Date.now();
+    }
+    this.pending.push(record.index, record.id, record.vector);
+    if (this.pending.count >= this.every || (this.intervalMs > 0 && Date.now() - this.oldestPendingAt >= this.intervalMs)) return this.flush();
   }
 
   /** Writes all pending results as one shard (resolves when the shard and manifest are durable). */
   flush(): Promise<void> {
-    if (this.pending.length > 0) {
-      const records = this.pending;
-      this.pending = [];
-      this.writing = this.writing.then(() => this.writeShard(records));
+    if (this.pending) {
+      const rows = this.pending;
+      this.pending = null;
+      this.writing = this.writing.then(() => this.writeShard(rows));
       this.writing.catch((error) => (this.failure ??= error));
     }
     return this.writing.then(() => {
@@ -206,23 +210,23 @@ export class CheckpointSession {
     return this.manifest.shards.reduce((sum, s) => sum + s.count, 0);
   }
 
-  private async writeShard(records: EmbeddingRecord[]): Promise<void> {
+  private async writeShard(rows: PendingRows): Promise<void> {
     const file = `shard-${String(this.nextShard++).padStart(6, '0')}.safetensors`;
     const path = join(this.dir, file);
-    await writeShard(path, records, this.manifest.dim!);
+    await writeShard(path, rows);
     const [sha256, info] = await Promise.all([sha256File(path), stat(path)]);
     // A loop, not Math.min(...indices): spreading a large shard's indices overflows the call stack.
     let firstIndex = Infinity;
     let lastIndex = -Infinity;
-    for (const r of records) {
-      firstIndex = Math.min(firstIndex, r.index);
-      lastIndex = Math.max(lastIndex, r.index);
+    for (let i = 0; i < rows.count; i++) {
+      firstIndex = Math.min(firstIndex, rows.index(i));
+      lastIndex = Math.max(lastIndex, rows.index(i));
     }
     this.manifest.shards.push({
       file,
       sha256,
       bytes: info.size,
-      count: records.length,
+      count: rows.count,
       firstIndex,
       lastIndex,
       createdAt: new Date().toISOString(),

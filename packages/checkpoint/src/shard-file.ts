@@ -1,5 +1,5 @@
 import { openSafetensors, writeSafetensors } from '@virnucpro/weights';
-import { idHash } from './id-hash.js';
+import type { PendingRows } from './pending-rows.js';
 
 /** One completed embedding, as stored in a shard row. */
 export interface EmbeddingRecord {
@@ -12,27 +12,28 @@ export interface EmbeddingRecord {
 export const SHARD_FORMAT = 'virnucpro-result-shard-2';
 
 /**
- * Writes records as a safetensors file, rows sorted by input index: `embeddings` float32 [n, dim], `indices`
+ * Writes the pending rows as a safetensors file, rows sorted by input index: `embeddings` float32 [n, dim], `indices`
  * int64 [n], `id_hashes` uint32 [n] (id-hash.ts); metadata `format`, `dim`. Readable from Python:
  * `safetensors.numpy.load_file` + `safe_open(...).metadata()`.
  */
-export async function writeShard(path: string, records: EmbeddingRecord[], dim: number): Promise<void> {
-  const rows = [...records].sort((a, b) => a.index - b.index);
-  const embeddings = new Float32Array(rows.length * dim);
-  const indices = new BigInt64Array(rows.length);
-  const idHashes = new Uint32Array(rows.length);
-  rows.forEach((record, row) => {
-    if (record.vector.length !== dim) throw new Error(`checkpoint: vector for item #${record.index} has length ${record.vector.length}, expected ${dim}`);
-    embeddings.set(record.vector, row * dim);
-    indices[row] = BigInt(record.index);
-    idHashes[row] = idHash(record.id);
-  });
+export async function writeShard(path: string, pending: PendingRows): Promise<void> {
+  const { dim, count } = pending;
+  const embeddings = new Float32Array(count * dim);
+  const indices = new BigInt64Array(count);
+  const idHashes = new Uint32Array(count);
+  const order = pending.byIndex();
+  for (let row = 0; row < count; row++) {
+    const i = order[row];
+    embeddings.set(pending.vector(i), row * dim);
+    indices[row] = BigInt(pending.index(i));
+    idHashes[row] = pending.idHash(i);
+  }
   await writeSafetensors(
     path,
     {
-      embeddings: { dtype: 'float32', shape: [rows.length, dim], data: embeddings },
-      indices: { dtype: 'int64', shape: [rows.length], data: indices },
-      id_hashes: { dtype: 'uint32', shape: [rows.length], data: idHashes },
+      embeddings: { dtype: 'float32', shape: [count, dim], data: embeddings },
+      indices: { dtype: 'int64', shape: [count], data: indices },
+      id_hashes: { dtype: 'uint32', shape: [count], data: idHashes },
     },
     { format: SHARD_FORMAT, dim: String(dim) },
   );

@@ -50,6 +50,30 @@ describe('checkpoint shards and resume', () => {
     expect(manifest.shards.map((s) => [s.count, s.firstIndex, s.lastIndex])).toEqual([[count, 0, count - 1]]);
   });
 
+  it('keeps rows of a shard larger than its blocks, completed out of order, each with its own vector and id', async () => {
+    // The pending rows sit in blocks of up to 4 MiB of vectors (pending-rows.ts: 349 rows of 3,000 values, so three blocks here); each
+    // vector is copied in from a buffer the caller overwrites next, as the pool's result rows are views into one message.
+    const dir = await tempDir();
+    const count = 1_000;
+    const dim = 3_000;
+    const wide = (index: number) => Float32Array.from({ length: dim }, (_, k) => (Math.imul(index + 1, 2654435761) ^ Math.imul(k, 40503)) / 1e6);
+    const session = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, checkpointEvery: 10_000 });
+    const reused = new Float32Array(dim);
+    for (const index of shuffled(Array.from({ length: count }, (_, i) => i))) {
+      reused.set(wide(index));
+      await session.append({ index, id: `seq${index}`, vector: reused });
+    }
+    await session.close();
+    const resumed = await openCheckpoint({ dir, model: MODEL, inputFingerprint: INPUT, resume: true });
+    expect(resumed.report).toMatchObject({ verifiedShards: 1, restoredItems: count });
+    for (let index = 0; index < count; index++) {
+      const { matches, vector } = await resumed.restored.get(index);
+      expect(matches(`seq${index}`)).toBe(true);
+      const expected = wide(index);
+      expect(Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).equals(Buffer.from(expected.buffer)), `item #${index}`).toBe(true);
+    }
+  });
+
   it('writes safetensors that an independent parser reads: embeddings f32 [n,dim], indices i64, id hashes u32', async () => {
     const dir = await tempDir();
     await writeRun(dir, [4, 1, 3], 10);

@@ -11,11 +11,20 @@ const BLOCK_BYTES = 1 << 20;
 const READ_BYTES = 1 << 16;
 const FIXED_BYTES = 4 + 4 + 4 + 4;
 
-/** Writes `groups` (already sorted) to a new file at `path`; returns how many were written. */
-export async function writeConsensusRun(path: string, groups: Iterable<ChunkConsensus> | AsyncIterable<ChunkConsensus>): Promise<number> {
+/** A block for `writeConsensusRun` to encode into, to be handed to each run written in turn (not to two at once). */
+export function consensusRunBlock(): Buffer {
+  return Buffer.allocUnsafe(BLOCK_BYTES);
+}
+
+/**
+ * Writes `groups` (already sorted) to a new file at `path`, encoded in `given` (the caller hands the same block to its
+ * next run: a new megabyte a run was memory outside V8's heap that only a full collection gave back); returns how
+ * many were written.
+ */
+export async function writeConsensusRun(path: string, groups: Iterable<ChunkConsensus> | AsyncIterable<ChunkConsensus>, given: Buffer = consensusRunBlock()): Promise<number> {
   const file = await open(path, 'wx');
   try {
-    let block = Buffer.allocUnsafe(BLOCK_BYTES);
+    let block = given;
     let used = 0;
     let count = 0;
     for await (const g of groups) {
@@ -45,7 +54,10 @@ async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
 
 /** Reads a file of writeConsensusRun back, group by group, in its order. */
 export class ConsensusRunReader {
-  private block = Buffer.alloc(0);
+  /** Read into again and again: a new block each read made as much garbage outside V8's heap as the runs hold. */
+  private buffer = Buffer.allocUnsafe(READ_BYTES);
+  /** The bytes read and not yet taken: `buffer[0, block.length)`, unread from `at`. */
+  private block = this.buffer.subarray(0, 0);
   private at = 0;
   private position = 0;
   private ended = false;
@@ -85,13 +97,17 @@ export class ConsensusRunReader {
         if (this.block.length === this.at) return false;
         throw new Error(`${this.path}: cut short inside a group`);
       }
-      const rest = this.block.subarray(this.at);
-      const next = Buffer.allocUnsafe(Math.max(READ_BYTES, bytes));
-      rest.copy(next);
-      const { bytesRead } = await this.file.read(next, rest.length, next.length - rest.length, this.position);
+      // The unread rest moves to the front (nothing handed out points into the buffer: keys are decoded copies).
+      const rest = this.block.length - this.at;
+      if (bytes > this.buffer.length) {
+        const larger = Buffer.allocUnsafe(bytes);
+        this.block.copy(larger, 0, this.at);
+        this.buffer = larger;
+      } else this.buffer.copyWithin(0, this.at, this.block.length);
+      const { bytesRead } = await this.file.read(this.buffer, rest, this.buffer.length - rest, this.position);
       this.position += bytesRead;
       if (bytesRead === 0) this.ended = true;
-      this.block = next.subarray(0, rest.length + bytesRead);
+      this.block = this.buffer.subarray(0, rest + bytesRead);
       this.at = 0;
     }
     return true;

@@ -44,7 +44,7 @@ export interface PredictionWriterOptions {
   regions?: Partial<RegionOptions>;
   /**
    * Chunks whose consensus maxima are held in memory before they go to a sorted scratch file in `outDir`
-   * (default 100,000, ~12 MB); the files are merged into the consensus csv at the end and removed.
+   * (default 16,384, ~2.5 MB); the files are merged into the consensus csv at the end and removed.
    */
   consensusRunChunks?: number;
   /**

@@ -70,13 +70,26 @@ class RecordState {
   }
 }
 
+/**
+ * A record declared but not reached yet. Records are declared as the input is read and reached as their frames are
+ * written, which in a run is thousands of frames later: its state (three typed arrays and an array) is made only
+ * when it is reached, so what waits in between is this and its layout, not objects that would outlive the young
+ * generation and die in the old one (issue 46: the main process's heap grew with the length of a run).
+ */
+interface Declared {
+  readonly id: string;
+  readonly layout: readonly ChunkInterval[] | undefined;
+  readonly chunks: number;
+  readonly facts: RecordFacts & { length?: number };
+}
+
 /** A frame id that matches no declared record (or a chunk past its record's layout). */
 export class UndeclaredFrameError extends Error {
   override readonly name = 'UndeclaredFrameError';
 }
 
 export class RecordChunksCollector {
-  private readonly pending: RecordState[] = [];
+  private readonly pending: Declared[] = [];
   private head = 0;
   private current: RecordState | undefined;
   private readonly undeclared = new Map<string, RecordState>();
@@ -88,19 +101,21 @@ export class RecordChunksCollector {
   declare(id: string, layout: readonly ChunkInterval[], facts: RecordFacts = {}): void {
     if (layout.length === 0) throw new RangeError(`record ${id}: a chunk layout has at least one chunk`);
     this.declaredAny = true;
-    this.pending.push(new RecordState(id, layout, layout.length, true, { ...facts, skipped: false }));
+    // Not `{ ...facts, skipped: false }`: V8 (Node 20) gave each object so made a hidden class of its own, ~2,000
+    // records waiting (issue 46: a Map and its descriptors a record, made in the old space).
+    this.pending.push({ id, layout, chunks: layout.length, facts: { nBases: facts.nBases, skipped: false } });
   }
 
   /** A record of `length` bases that the run skipped (in input order): no chunks, no frames; its summary row says so. */
   declareSkipped(id: string, length: number, facts: RecordFacts = {}): void {
     this.declaredAny = true;
-    this.pending.push(new RecordState(id, undefined, 0, true, { ...facts, length, skipped: true }));
+    this.pending.push({ id, layout: undefined, chunks: 0, facts: { nBases: facts.nBases, length, skipped: true } });
   }
 
   /** A record cut into `chunks` chunks whose coordinates are not known (chunk_scores and regions need them). */
   declareCount(id: string, chunks: number): void {
     this.declaredAny = true;
-    this.pending.push(new RecordState(id, undefined, chunks, true));
+    this.pending.push({ id, layout: undefined, chunks, facts: {} });
   }
 
   get declaring(): boolean {
@@ -152,13 +167,13 @@ export class RecordChunksCollector {
   }
 
   private takeNext(): RecordState {
-    const state = this.pending[this.head];
-    this.pending[this.head++] = undefined as unknown as RecordState; // let it go
+    const next = this.pending[this.head];
+    this.pending[this.head++] = undefined as unknown as Declared; // let it go
     if (this.head > 1024 && this.head * 2 > this.pending.length) {
       this.pending.splice(0, this.head);
       this.head = 0;
     }
-    return state;
+    return new RecordState(next.id, next.layout, next.chunks, true, next.facts);
   }
 
   private addUndeclared(state: RecordState, k: number | undefined, frame: string, score1: number, score2: number): void {

@@ -11,10 +11,16 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempPathFor } from '@virnucpro/atomic-file';
 import { ChunkMaxima, compareCodePoints, nanMax, type ChunkConsensus, type ConsensusKeyRule } from './consensus.js';
-import { ConsensusRunReader, writeConsensusRun } from './consensus-run-file.js';
+import { ConsensusRunReader, consensusRunBlock, writeConsensusRun } from './consensus-run-file.js';
 
-/** Chunks held in memory before they are written out as a sorted run (~12 MB of maxima). */
-export const DEFAULT_RUN_CHUNKS = 100_000;
+/**
+ * Chunks held in memory before they are written out as a sorted run: ~2.5 MB of maxima (~150 bytes a chunk: its
+ * slot, its key and the frame id the key is cut from, its Map entry). 100,000 until 2026-11-28: ~15 MB that a run
+ * of 150-bp reads (a chunk a read, ~1.5 frames) reached only past ~150,000 frames, so the live heap, and V8's heap
+ * sized as a multiple of it, grew with the input up to there (docs/benchmarks/scaling.md). More runs cost a merge
+ * pass more only past 32 runs (~520,000 chunks), then one per 32× more.
+ */
+export const DEFAULT_RUN_CHUNKS = 16_384;
 /** Runs merged at once (one open file and one 64 KiB block each); more are merged in passes. */
 const MERGE_FAN_IN = 32;
 
@@ -26,6 +32,8 @@ export function assertRunChunks(runChunks: number): void {
 export class SpilledChunkMaxima {
   private current: ChunkMaxima;
   private readonly runs: string[] = [];
+  /** What every run is encoded in, one run after the other (made at the first). */
+  private block: Buffer | undefined;
   private discarded = false;
 
   constructor(
@@ -50,7 +58,7 @@ export class SpilledChunkMaxima {
   async spill(): Promise<void> {
     const path = tempPathFor(join(this.dir, 'consensus-run'));
     this.runs.push(path);
-    await writeConsensusRun(path, this.current.sortedGroups());
+    await writeConsensusRun(path, this.current.sortedGroups(), (this.block ??= consensusRunBlock()));
     this.current = new ChunkMaxima(this.rule);
     // Discarded while the run was being written (a stopped run's cleanup does not wait for a batch in flight).
     if (this.discarded) await this.discard();
@@ -70,7 +78,7 @@ export class SpilledChunkMaxima {
       const some = this.runs.splice(0, MERGE_FAN_IN);
       const path = tempPathFor(join(this.dir, 'consensus-run'));
       this.runs.push(path);
-      await writeConsensusRun(path, mergeRuns(some));
+      await writeConsensusRun(path, mergeRuns(some), (this.block ??= consensusRunBlock()));
     }
     yield* mergeRuns(this.runs.splice(0));
   }

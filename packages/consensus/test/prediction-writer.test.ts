@@ -102,6 +102,27 @@ describe('PredictionWriter', () => {
     }
   });
 
+  it('consensus through scratch runs read back in several blocks, a key longer than a block included', async () => {
+    // A run reader refills one 64 KiB buffer (the unread rest moved to its front): runs of ~200 KB each, so groups
+    // straddle the refills, and one key of 80 KB (UTF-16), more than a block.
+    let seed = 11;
+    const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const rows: { id: string; score1: number; score2: number }[] = [];
+    for (let i = 0; i < 9_000; i++) {
+      const p = Math.fround(rand());
+      const record = i === 4_500 ? `long${'é'.repeat(40_000)}` : `read${(i * 7919) % 9_000}`;
+      rows.push({ id: `${record}_chunk_${1 + (i % 3)}F${1 + (i % 2)}`, score1: Math.fround(1 - p), score2: p });
+    }
+    const out = join(root, 'spilled-blocks');
+    const writer = await PredictionWriter.create(out, { summary: false, consensusRunChunks: 3_000 });
+    for (let i = 0; i < rows.length; i += 256) {
+      const b = rows.slice(i, i + 256);
+      await writer.writeBatch(b.map((r) => r.id), b.flatMap((r) => [r.score1, r.score2]));
+    }
+    const files = await writer.commit();
+    expect(readFileSync(files.consensus, 'utf8')).toBe(consensusFromRows(rows));
+  });
+
   it('a discarded writer removes its consensus scratch runs too', async () => {
     const out = join(root, 'spilled-discarded');
     const writer = await PredictionWriter.create(out, { consensusRunChunks: 1 });

@@ -6,6 +6,8 @@
 import { fileURLToPath } from 'node:url';
 import { loadMlp } from '../../../packages/mlp/src/index.js';
 import { resolvePredictOptions } from '../../../packages/cli/src/config/resolve-predict-options.js';
+import { boundHeapGrowth } from '../../../packages/cli/src/pipeline/main-heap.js';
+import { usesWorkerProcesses } from '../../../packages/cli/src/pipeline/feature-pool.js';
 import { runPredict } from '../../../packages/cli/src/pipeline/run-predict.js';
 import { resolveModelPaths } from '../../../packages/cli/src/pipeline/resolve-models.js';
 import { createProgressReporter } from '../../../packages/cli/src/progress/progress-reporter.js';
@@ -15,6 +17,8 @@ const options = resolvePredictOptions({
   input, 'out-dir': outDir, 'models-dir': modelsDir, 'model-type': Number(chunkLength), backend: 'cpu', workers: Number(workers), force: true, quiet: true,
   ...(embeddingsDtype ? { 'save-embeddings': true, 'embeddings-dtype': embeddingsDtype } : {}),
 });
+// As the command does for its main process (main-heap.ts): V8's heap bounded at about twice its live data.
+if (usesWorkerProcesses(options)) boundHeapGrowth();
 // The simulated workers say they score features of the MLP's size (the main process checks it before any frame goes).
 const { inputDim } = await loadMlp(resolveModelPaths(options).mlp);
 const plugin = { module: fileURLToPath(new URL('./simulated-scorer.mjs', import.meta.url)), export: 'simulatedScorerFactory', options: { featureDim: inputDim, ...(embeddingsDtype ? { withFeatures: true } : {}) } };

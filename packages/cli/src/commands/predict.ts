@@ -2,6 +2,8 @@ import type { CommandModule, Options } from 'yargs';
 import { PREDICT_OPTIONS, type OptionSpec } from '../config/predict-options.js';
 import { resolvePredictOptions } from '../config/resolve-predict-options.js';
 import { FIGURES_POINTER, INPUT_KINDS } from '../config/shared-option-help.js';
+import { boundHeapGrowth } from '../pipeline/main-heap.js';
+import { usesWorkerProcesses } from '../pipeline/feature-pool.js';
 import { runPredict } from '../pipeline/run-predict.js';
 import { createProgressReporter } from '../progress/progress-reporter.js';
 import { plural } from '../progress/plural.js';
@@ -59,6 +61,9 @@ export const predictCommand: CommandModule = {
       const flags: Record<string, unknown> = {};
       for (const spec of PREDICT_OPTIONS) if (args[spec.key] !== undefined) flags[spec.key] = args[spec.key];
       const options = resolvePredictOptions(flags);
+      // With the models in worker processes, this process's heap at about twice its live data, whatever the run's
+      // length (issue 46); with the models in a thread of this process, not (main-heap.ts).
+      if (usesWorkerProcesses(options)) boundHeapGrowth();
       const reporter = createProgressReporter({ quiet: options.quiet, intervalSeconds: progressIntervalSeconds(process.env) });
       try {
         const s = await runPredict(options, { reporter, handleSignals: true }); // report.html included
