@@ -4,8 +4,9 @@
 // then prints each package's time and one closing line that CI reads: "tests: N passed, M failed, K skipped".
 // Extra arguments go to vitest (e.g. --project @virnucpro/sixframe, or a file filter).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 
 const report = '.test-results/vitest.json';
 const fileTimes = '.test-results/file-times.json';
@@ -22,7 +23,11 @@ if (!process.env.CI) {
 }
 const buildSeconds = (performance.now() - started) / 1000;
 for (const f of [report, fileTimes]) rmSync(f, { force: true });
-const run = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, '--reporter=./tools/test/file-times-reporter.mjs', ...process.argv.slice(2)], { stdio: 'inherit' });
+// Every temporary file of the run (the tests', and those of the processes they start) in one folder, removed at the
+// end: a test that does not clean up after itself, or a process killed on purpose, leaves nothing behind.
+const scratch = mkdtempSync(join(tmpdir(), 'virnucpro-tests-'));
+const run = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, '--reporter=./tools/test/file-times-reporter.mjs', ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TMPDIR: scratch } });
+rmSync(scratch, { recursive: true, force: true });
 // The whole command's time (the build check and vitest's start included), beside the packages' own times below.
 const wallSeconds = (performance.now() - started) / 1000;
 

@@ -1,14 +1,14 @@
 // Most of this package's tests wait on the CLI processes they spawn (one core each at most), so two test files
 // run at a time, even on a 2-core machine. Tests that race a child process run after them: first those that kill or
 // signal a run once it has done a share of its work (they wait on the run's progress, not on a clock, and were
-// stable under a load of 8-10 on 2 cores), two files at a time, with no other load; then those with a bound in
+// stable under a load of 8-10 on 2 cores), as many files at a time as the other groups, with no other load; then those with a bound in
 // seconds (a signal must end the run within 2 s), timers or memory samples, one file at a time, with the machine
 // to themselves.
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
 import shared, { twoFilesAtATime } from '../../vitest.shared.ts';
 
-/** Kills and signals on a run's progress: after the other files, two at a time. */
+/** Kills and signals on a run's progress: after the other files, several at a time. */
 export const AFTER = [
   'test/predict-in-process-kill.test.ts',
   'test/predict-invariance-kill.test.ts',

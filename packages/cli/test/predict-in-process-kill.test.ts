@@ -1,7 +1,7 @@
 // The default mode (`--workers 0`: the models in a worker thread of the CLI's process), through the built
 // launcher: shards are committed on count and on time while the models compute; kill -9 at many points then
 // --resume reproduces an undisturbed run byte for byte; another token budget gives the same bytes. The kills wait on
-// the run's progress, not on a clock (with the other kill tests, two files at a time). Signals, with their bound in
+// the run's progress, not on a clock (with the other kill tests, after the other files). Signals, with their bound in
 // seconds: predict-in-process.test.ts; worker processes: predict-resume.test.ts.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
