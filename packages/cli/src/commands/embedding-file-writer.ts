@@ -80,11 +80,17 @@ export class EmbeddingFileWriter implements StagedOutput {
     const { header } = encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [this.count, this.dim] } }, this.metadata());
     this.output = await AtomicFile.create(this.path);
     await this.output.write(header);
-    const buffer = new Uint8Array(COPY_BYTES);
-    for (let position = 0; ; ) {
-      const { bytesRead } = await this.scratch.read(buffer, 0, buffer.length, position);
+    // Two buffers, so that the next one is read while the one before is written: the copy is the tail of every run
+    // (a read then a write, each waited for, took ~0.2 s for 150 MB on the 2-core box).
+    const buffers = [new Uint8Array(COPY_BYTES), new Uint8Array(COPY_BYTES)];
+    let writing: Promise<void> = Promise.resolve();
+    for (let position = 0, k = 0; ; k ^= 1) {
+      // buffers[k]'s last write (two rounds ago) was waited for in the round before.
+      const { bytesRead } = await this.scratch.read(buffers[k], 0, COPY_BYTES, position);
+      await writing;
       if (bytesRead === 0) break;
-      await this.output.write(buffer.slice(0, bytesRead));
+      writing = this.output.write(buffers[k].subarray(0, bytesRead));
+      writing.catch(() => undefined); // handled: waited for in the next round
       position += bytesRead;
     }
     await this.output.complete();
