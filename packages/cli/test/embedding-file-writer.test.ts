@@ -10,24 +10,32 @@ import { EmbeddingFileWriter } from '../src/commands/embedding-file-writer.js';
 describe('EmbeddingFileWriter', () => {
   const dir = mkdtempSync(join(tmpdir(), 'embedding-file-writer-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** `rows` vectors of `dim` values, row r as a view into one array (even r) or as an array of its own (odd r). */
+  function vectors(rows: number, dim: number) {
+    const all = Float32Array.from({ length: rows * dim }, (_, i) => Math.sin(i) * (i % 7919));
+    const vector = (r: number) => (r % 2 === 0 ? all.subarray(r * dim, (r + 1) * dim) : all.slice(r * dim, (r + 1) * dim));
+    return { all, vector };
+  }
   const dim = 768;
-  const rows = 1500; // 4.6 MB of vectors: several blocks
-  const all = Float32Array.from({ length: rows * dim }, (_, i) => Math.sin(i) * (i % 7919));
-  /** Row r, half of them as views into `all`, half as arrays of their own. */
-  const vector = (r: number) => (r % 2 === 0 ? all.subarray(r * dim, (r + 1) * dim) : all.slice(r * dim, (r + 1) * dim));
-  const ids = Array.from({ length: rows }, (_, r) => `seq${r}`);
+  const { vector } = vectors(2000, dim);
 
-  it('writes the same bytes as the whole tensor written at once, and publishes only on commit', async () => {
-    const expectedPath = join(dir, 'expected.safetensors');
+  it.each([
+    [768, 3000], // 9.2 MB
+    [7000, 1400], // 39 MB: more blocks than are written at once
+  ])('dim %d, %d vectors: the same bytes as the whole tensor written at once, published only on commit', async (dim, rows) => {
+    const sub = mkdtempSync(join(dir, 'bytes-'));
+    const { all, vector } = vectors(rows, dim);
+    const ids = Array.from({ length: rows }, (_, r) => `seq${r}`);
+    const expectedPath = join(sub, 'expected.safetensors');
     await writeSafetensors(expectedPath, { embeddings: { dtype: 'float32', shape: [rows, dim], data: all } }, { ids: JSON.stringify(ids) });
-    const output = join(dir, 'streamed.safetensors');
+    const output = join(sub, 'streamed.safetensors');
     const writer = new EmbeddingFileWriter(output, dim, () => ({ ids: JSON.stringify(ids) }));
     for (let r = 0; r < rows; r++) await writer.append(vector(r));
     expect(writer.rows).toBe(rows);
     expect(existsSync(output)).toBe(false);
     await writer.commit();
     expect(readFileSync(output).equals(readFileSync(expectedPath))).toBe(true);
-    expect(readdirSync(dir).sort()).toEqual(['expected.safetensors', 'streamed.safetensors']);
+    expect(readdirSync(sub).sort()).toEqual(['expected.safetensors', 'streamed.safetensors']);
   });
 
   it('writes an empty tensor when nothing was appended', async () => {
@@ -41,7 +49,7 @@ describe('EmbeddingFileWriter', () => {
   it('discard leaves nothing behind, the scratch file included', async () => {
     const sub = mkdtempSync(join(dir, 'discard-'));
     const writer = new EmbeddingFileWriter(join(sub, 'out.safetensors'), dim);
-    for (let r = 0; r < 500; r++) await writer.append(vector(r));
+    for (let r = 0; r < 2000; r++) await writer.append(vector(r)); // writes still under way
     expect(readdirSync(sub)).toHaveLength(1); // the scratch file
     await writer.discard();
     expect(readdirSync(sub)).toEqual([]);
