@@ -5,7 +5,8 @@
 //   bash tools/bench/dnabert/bundle.sh && node /tmp/dnabert-bench/embed-host.mjs [--windows 20000] [--length 150]
 //     [--tokenize once|twice]  twice: a model without `tokenized`, so the BPE runs to count and again in the batch
 //                               (the command before it carried the ids)
-//     [--bpe FILE]             the BpeTokenizer exported by FILE (an ES module) instead of the current one
+//     [--bpe FILE]             the BpeTokenizer exported by FILE (an ES module) instead of the current one;
+//                               no-bpe.mjs beside this file: no BPE at all (the command's host side less its tokenizing)
 //     [--repeats 3]
 // Prints one JSON object: median µs per window and tokens/s over the repeats.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

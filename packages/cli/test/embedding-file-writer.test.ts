@@ -1,0 +1,63 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSafetensors } from '@virnucpro/weights';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EmbeddingFileWriter } from '../src/commands/embedding-file-writer.js';
+
+// `embed`'s output, vector by vector, must be the bytes of the whole tensor written at once, however the writer
+// gathers vectors before writing them (blocks that end inside a vector, vectors that are views into larger arrays).
+describe('EmbeddingFileWriter', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'embedding-file-writer-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** `rows` vectors of `dim` values, row r as a view into one array (even r) or as an array of its own (odd r). */
+  function vectors(rows: number, dim: number) {
+    const all = Float32Array.from({ length: rows * dim }, (_, i) => Math.sin(i) * (i % 7919));
+    const vector = (r: number) => (r % 2 === 0 ? all.subarray(r * dim, (r + 1) * dim) : all.slice(r * dim, (r + 1) * dim));
+    return { all, vector };
+  }
+  const dim = 768;
+  const { vector } = vectors(2000, dim);
+
+  it.each([
+    [768, 3000], // 9.2 MB
+    [7000, 1400], // 39 MB: more blocks than are written at once
+  ])('dim %d, %d vectors: the same bytes as the whole tensor written at once, published only on commit', async (dim, rows) => {
+    const sub = mkdtempSync(join(dir, 'bytes-'));
+    const { all, vector } = vectors(rows, dim);
+    const ids = Array.from({ length: rows }, (_, r) => `seq${r}`);
+    const expectedPath = join(sub, 'expected.safetensors');
+    await writeSafetensors(expectedPath, { embeddings: { dtype: 'float32', shape: [rows, dim], data: all } }, { ids: JSON.stringify(ids) });
+    const output = join(sub, 'streamed.safetensors');
+    const writer = new EmbeddingFileWriter(output, dim, () => ({ ids: JSON.stringify(ids) }));
+    for (let r = 0; r < rows; r++) await writer.append(vector(r));
+    expect(writer.rows).toBe(rows);
+    expect(existsSync(output)).toBe(false);
+    await writer.commit();
+    expect(readFileSync(output).equals(readFileSync(expectedPath))).toBe(true);
+    expect(readdirSync(sub).sort()).toEqual(['expected.safetensors', 'streamed.safetensors']);
+  });
+
+  it('writes an empty tensor when nothing was appended', async () => {
+    const expectedPath = join(dir, 'empty-expected.safetensors');
+    await writeSafetensors(expectedPath, { embeddings: { dtype: 'float32', shape: [0, dim], data: new Float32Array(0) } }, {});
+    const output = join(dir, 'empty.safetensors');
+    await new EmbeddingFileWriter(output, dim).commit();
+    expect(readFileSync(output).equals(readFileSync(expectedPath))).toBe(true);
+  });
+
+  it('discard leaves nothing behind, the scratch file included', async () => {
+    const sub = mkdtempSync(join(dir, 'discard-'));
+    const writer = new EmbeddingFileWriter(join(sub, 'out.safetensors'), dim);
+    for (let r = 0; r < 2000; r++) await writer.append(vector(r)); // writes still under way
+    expect(readdirSync(sub)).toHaveLength(1); // the scratch file
+    await writer.discard();
+    expect(readdirSync(sub)).toEqual([]);
+  });
+
+  it('refuses a vector of another size', async () => {
+    const writer = new EmbeddingFileWriter(join(dir, 'bad.safetensors'), dim);
+    await expect(writer.append(new Float32Array(dim - 1))).rejects.toThrow(/767 values, expected 768/);
+    await writer.discard();
+  });
+});
