@@ -16,11 +16,6 @@ import { tempPathFor } from './temp-name.js';
 export class AtomicFile implements StagedOutput {
   private state: 'open' | 'completed' | 'published' | 'discarded' = 'open';
   private writing: Promise<void> = Promise.resolve();
-  /** Bytes handed to the OS since the last write-back started. */
-  private unsynced = 0;
-  /** A write-back under way (fdatasync, not awaited by the writes), and the first error of one. */
-  private syncing: Promise<void> | undefined;
-  private syncError: unknown;
 
   private constructor(
     readonly path: string,
@@ -45,25 +40,10 @@ export class AtomicFile implements StagedOutput {
       if (fault) throw fault;
       if (typeof data === 'string') await this.handle.write(data, null, 'utf8');
       else await writeAll(this.handle, data);
-      this.unsynced += data.length;
-      if (this.unsynced >= WRITE_BACK_BYTES && !this.syncing) this.startWriteBack();
     });
     return this.writing.catch((error: unknown) => {
       throw namingFile(this.path, error);
     });
-  }
-
-  /**
-   * Puts what was written so far on its way to the disk while the writes go on, so that the fsync of `complete()`
-   * finds little left: a large output otherwise waited in the page cache (the kernel writes back only what is older
-   * than ~30 s) and its last tens of MB went to disk at the end of the run, when nothing else could go on.
-   */
-  private startWriteBack(): void {
-    this.unsynced = 0;
-    this.syncing = this.handle.datasync().then(
-      () => { this.syncing = undefined; },
-      (error: unknown) => { this.syncError ??= error; this.syncing = undefined; },
-    );
   }
 
   /** Everything written is on disk (fsync) and the file closed, still under its temporary name. */
@@ -71,8 +51,6 @@ export class AtomicFile implements StagedOutput {
     if (this.state !== 'open') return;
     try {
       await this.writing;
-      await this.syncing;
-      if (this.syncError) throw this.syncError;
       const fault = injectedWriteFault(this.path);
       if (fault) throw fault;
       await this.handle.sync();
@@ -99,17 +77,11 @@ export class AtomicFile implements StagedOutput {
   /** Closes and removes the temporary file. Safe in any state, also after a failure. */
   async discard(): Promise<void> {
     if (this.state === 'published' || this.state === 'discarded') return;
-    if (this.state === 'open') {
-      await this.syncing; // never close the descriptor under a write-back still using it
-      await this.handle.close().catch(() => undefined);
-    }
+    if (this.state === 'open') await this.handle.close().catch(() => undefined);
     this.state = 'discarded';
     await unlink(this.tempPath).catch(() => undefined);
   }
 }
-
-// A write-back is started every this many bytes (characters for text) written: ~20 a 300-MB prediction run.
-export const WRITE_BACK_BYTES = 16 << 20;
 
 // fs.write rejects lengths of 2 GiB and more: large tensors go in slices.
 const MAX_WRITE = 1 << 30;
