@@ -51,7 +51,7 @@ if (existsSync(report)) {
 // Where the suite's time goes: the slowest packages first.
 for (const [pkg, seconds] of [...times].sort((a, b) => b[1] - a[1])) console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${pkg} (its files' own times)`);
 if (!process.env.CI) console.log(`  ${buildSeconds.toFixed(1).padStart(7)} s  build check (nx, cached)`);
-console.log(`  ${wallSeconds.toFixed(1).padStart(7)} s  npm test, wall (every package's files in one vitest run, two at a time)`);
+console.log(`  ${wallSeconds.toFixed(1).padStart(7)} s  npm test, wall (every package's files in one vitest run, one more file at a time than the cores)`);
 if (suitesFailed) console.log(`(${suitesFailed} test files failed to run)`);
 if (!existsSync(report)) console.log('(vitest wrote no report)');
 console.log(`tests: ${passed} passed, ${failed + suitesFailed} failed, ${skipped} skipped`);
