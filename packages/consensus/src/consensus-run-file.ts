@@ -7,8 +7,8 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { ChunkConsensus } from './consensus.js';
 
 const BLOCK_BYTES = 1 << 20;
-/** A reader's block: a merge reads up to 32 runs at once. */
-const READ_BYTES = 1 << 16;
+/** A reader's block: a merge reads up to MERGE_FAN_IN (128) runs at once. */
+const READ_BYTES = 1 << 15;
 const FIXED_BYTES = 4 + 4 + 4 + 4;
 
 /** A block for `writeConsensusRun` to encode into, to be handed to each run written in turn (not to two at once). */

@@ -18,11 +18,16 @@ import { ConsensusRunReader, consensusRunBlock, writeConsensusRun } from './cons
  * slot, its key and the frame id the key is cut from, its Map entry). 100,000 until 2026-11-28: ~15 MB that a run
  * of 150-bp reads (a chunk a read, ~1.5 frames) reached only past ~150,000 frames, so the live heap, and V8's heap
  * sized as a multiple of it, grew with the input up to there (docs/benchmarks/scaling.md). More runs cost a merge
- * pass more only past 32 runs (~520,000 chunks), then one per 32× more.
+ * pass more only past MERGE_FAN_IN runs (~2.1M chunks), then one per 128× more.
  */
 export const DEFAULT_RUN_CHUNKS = 16_384;
-/** Runs merged at once (one open file and one 64 KiB block each); more are merged in passes. */
-const MERGE_FAN_IN = 32;
+/**
+ * Runs merged at once (one open file and one 32 KiB block each: 4 MiB at most); more are merged in passes. 32 until
+ * 2026-11-28: with runs of 16,384 chunks a 1M-frame run of 150-bp reads (~650,000 chunks, 40 runs) took a second
+ * pass, written to disk and read back after the last frame (host pipeline at 1M frames: the files written in 1.3–1.9
+ * s instead of 2.5–2.8 s, the same bytes).
+ */
+export const MERGE_FAN_IN = 128;
 
 /** A run size is a positive whole number of chunks (RangeError otherwise). */
 export function assertRunChunks(runChunks: number): void {
