@@ -13,6 +13,7 @@ import { basename, resolve } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BpeTokenizer } from '@virnucpro/dnabert';
+import { seededRandom } from '@virnucpro/ops/testing';
 
 const { values: args } = parseArgs({
   options: {
@@ -29,19 +30,6 @@ const genomes = ['test-data/lambda_virus.fa', 'test-data/ecoli536_1-30000.fa'].m
   readFileSync(`${root}${file}`, 'utf8').split('\n').filter((line) => !line.startsWith('>')).join('').trim(),
 );
 const tokenizerJson = `${root}test-data/dnabert/tokenizer.json`;
-
-/** Deterministic xorshift32 in [0, 1). */
-function uniform(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
 
 /** `count` windows of `length` bp at random places of the two genomes (alternating). */
 function windows(count, length, rand) {
@@ -64,7 +52,7 @@ for (const file of args.compare) {
   tokenizers[basename(file)] = await Other.fromFile(tokenizerJson);
 }
 
-const rand = uniform(Number(args.seed));
+const rand = seededRandom(Number(args.seed));
 const results = {};
 for (const length of args.lengths.split(',').map(Number)) {
   const seqs = windows(Number(args.windows), length, rand);

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BpeTokenizer } from '@virnucpro/dnabert';
 import type { Embedder } from '@virnucpro/ops';
+import { seededRandom } from '@virnucpro/ops/testing';
 import { runEmbed } from '../../../packages/cli/src/commands/embed-run.js';
 
 const { values: args } = parseArgs({
@@ -38,15 +39,7 @@ const dir = mkdtempSync(join(tmpdir(), 'embed-host-'));
 const genomes = ['test-data/lambda_virus.fa', 'test-data/ecoli536_1-30000.fa'].map((file) =>
   readFileSync(file, 'utf8').split('\n').filter((line) => !line.startsWith('>')).join('').trim(),
 );
-let seed = 1;
-const rand = () => {
-  seed ^= seed << 13;
-  seed >>>= 0;
-  seed ^= seed >>> 17;
-  seed ^= seed << 5;
-  seed >>>= 0;
-  return seed / 2 ** 32;
-};
+const rand = seededRandom(1);
 const length = Number(args.length);
 const input = join(dir, 'windows.fa');
 const fasta: string[] = [];
