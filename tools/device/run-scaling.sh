@@ -13,6 +13,10 @@
 #        the compiled-kernel cache and the models in the page cache, as a user's second run does (PROFILE_WARMUP=1:
 #        with --cpu-prof in every process, the profiles in the tarball's prof/).
 #        Each run's stderr lines are stamped with the time since its start (ms): where the fixed costs go.
+#        PROFILE=1: a CPU profile of every process of each timed run (PID.cpuprofile in its folder).
+#        PROGRESS_INTERVAL=S: a progress line every S seconds (default 10); PIPELINE_TRACE=1: each run's main-thread
+#        counters every 200 ms in its folder's pipeline.tsv (VIRNUCPRO_PIPELINE_TRACE); VIRNUCPRO_CUDA_TRACE=MS from
+#        the caller reaches every worker (the model thread's calls and stream gaps every MS ms, in stderr).
 # Everything goes to $OUT/scaling-FRAMES-PRECISION.tgz; the summary lines to stdout.
 set -uo pipefail
 frames=$1; precision=$2; shift 2
@@ -33,7 +37,8 @@ if [ -n "${WARMUP:-}" ]; then
   cp "$wb/features-worker.mjs" "$wb/features-worker.js" && echo '{"type":"module"}' > "$wb/package.json"
   head -n 40000 "$reads" > /tmp/warmup.fa; rm -rf /tmp/out-warmup; mkdir -p "$work/prof"
   w0=$(date +%s.%N)
-  NODE_OPTIONS=$([ -n "${PROFILE_WARMUP:-}" ] && echo "--cpu-prof --cpu-prof-dir=$work/prof") VIRNUCPRO_PROGRESS_INTERVAL=2 \
+  # --cpu-prof is refused in NODE_OPTIONS: the profiler is started by an --import in every process instead.
+  PROF_DIR=$work/prof NODE_OPTIONS=$([ -n "${PROFILE_WARMUP:-}" ] && echo "--import $PWD/tools/device/cpu-profile.mjs") VIRNUCPRO_PROGRESS_INTERVAL=2 \
     node "$wb/virnucpro-entry.mjs" predict /tmp/warmup.fa --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
     --token-budget 32768 --devices "$wd" --out-dir /tmp/out-warmup 2>&1 | stamp "$w0" > "$work/warmup.txt"
   echo "warm-up ($wb --devices $wd, 20,000 reads): $(tail -n 1 "$work/warmup.txt")"
@@ -45,10 +50,13 @@ for run in "$@"; do
   mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
   cp "$bundle/features-worker.mjs" "$bundle/features-worker.js" && echo '{"type":"module"}' > "$bundle/package.json"
   dir=$work/$name; mkdir -p "$dir"; rm -rf "/tmp/out-$name"
-  nvidia-smi --query-gpu=index,utilization.gpu,memory.used --format=csv,noheader,nounits -l 1 > "$dir/gpu.csv" &
+  nvidia-smi --query-gpu=index,utilization.gpu,memory.used,clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits -l 1 > "$dir/gpu.csv" &
   smi=$!
   t0=$(date +%s%N)
-  VIRNUCPRO_PROGRESS_INTERVAL=10 timeout "${RUN_LIMIT_S:-0}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
+  trace=""; [ -n "${PIPELINE_TRACE:-}" ] && trace=$dir/pipeline.tsv
+  # PROFILE=1: every process of the run (main, workers) writes a CPU profile into the run's folder (PID.cpuprofile).
+  [ -n "${PROFILE:-}" ] && export PROF_DIR=$dir NODE_OPTIONS="--import $PWD/tools/device/cpu-profile.mjs"
+  VIRNUCPRO_PIPELINE_TRACE=$trace VIRNUCPRO_PROGRESS_INTERVAL=${PROGRESS_INTERVAL:-10} timeout "${RUN_LIMIT_S:-0}" node "$bundle/virnucpro-entry.mjs" predict "$reads" --models-dir /tmp/models --model-type 300 --backend cuda --precision "$precision" \
     --token-budget 32768 --devices "$devices" --out-dir "/tmp/out-$name" > "$dir/stdout.txt" 2> >(stamp "$(echo "$t0" | sed 's/.........$/.&/')" > "$dir/stderr.txt") &
   main=$!
   # The CLI's pid: $main is the background job (a subshell around timeout when stderr goes through stamp).

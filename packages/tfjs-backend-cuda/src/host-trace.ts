@@ -2,7 +2,8 @@
 // cost). It times every native call on this thread (a call that blocks the thread shows as a long one), measures
 // how long the stream stays empty between the last queued work finishing and the next work being queued (the GPU
 // idles then, as far as this process is concerned), and the thread's event-loop utilisation; it prints a summary
-// to stderr every 30 s and when the backend is disposed.
+// to stderr every 30 s (or every N ms when the variable is a number ≥ 1000: the start of a run in finer steps) and
+// when the backend is disposed.
 import { performance } from 'node:perf_hooks';
 
 /** Calls that queue work on the stream: the first one after the stream ran empty ends an idle gap. */
@@ -34,9 +35,10 @@ export class HostTrace {
     private readonly write: (line: string) => void = (line) => process.stderr.write(line),
     /** Milliseconds (a test passes its own clock). */
     private readonly now: () => number = () => performance.now(),
+    reportEveryMs = REPORT_EVERY_MS,
   ) {
     this.started = now();
-    this.timer = setInterval(() => this.report('periodic'), REPORT_EVERY_MS);
+    this.timer = setInterval(() => this.report('periodic'), reportEveryMs);
     this.timer.unref();
   }
 
@@ -107,6 +109,13 @@ let shared: HostTrace | null | undefined;
 
 /** The thread's trace when VIRNUCPRO_CUDA_TRACE is set, else undefined. */
 export function hostTrace(): HostTrace | undefined {
-  if (shared === undefined) shared = process.env.VIRNUCPRO_CUDA_TRACE ? new HostTrace() : null;
+  const setting = process.env.VIRNUCPRO_CUDA_TRACE;
+  if (shared === undefined) shared = setting ? new HostTrace(undefined, undefined, reportInterval(setting)) : null;
   return shared ?? undefined;
+}
+
+/** "1" (or any non-number): every 30 s; a number of milliseconds ≥ 1000: that often. */
+export function reportInterval(setting: string): number {
+  const ms = Number(setting);
+  return Number.isFinite(ms) && ms >= 1000 ? ms : REPORT_EVERY_MS;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HostTrace } from '../src/host-trace.js';
+import { HostTrace, reportInterval } from '../src/host-trace.js';
 
 describe('HostTrace (VIRNUCPRO_CUDA_TRACE)', () => {
   it('times wrapped native calls and counts the time the stream stood empty before the next enqueue', () => {
@@ -24,5 +24,12 @@ describe('HostTrace (VIRNUCPRO_CUDA_TRACE)', () => {
     expect(report).toMatch(/gaps over 50 ms: [\d:.]+ 80 ms\n/);
     expect(report).toMatch(/cuLaunchKernel: 3 calls, 0\.002 s, max 2\.00 ms, >1 ms: 1 \(0\.002 s\)/);
     expect(report).toMatch(/cuEventQuery: 2 calls/);
+  });
+
+  it('reports every 30 s, or as often as a number of milliseconds ≥ 1000 says', () => {
+    expect(reportInterval('1')).toBe(30_000);
+    expect(reportInterval('yes')).toBe(30_000);
+    expect(reportInterval('999')).toBe(30_000);
+    expect(reportInterval('2000')).toBe(2000);
   });
 });
