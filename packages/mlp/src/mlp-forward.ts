@@ -64,6 +64,12 @@ export function makeMlpForward(parts: MlpParts, hiddenWasm: Uint8Array): MlpForw
   new Float64Array(memory.buffer, shiftAt, H).set(shift);
   const x = new Float32Array(memory.buffer, xAt, BLOCK * n);
   const hidden = new Float64Array(memory.buffer, hiddenAt, BLOCK * H);
+  // Every page of the blocks touched now rather than by the first rows (ThreadedMlp also makes one call at its start):
+  // in a GPU worker the first call of 12 of 15 threads took 0.7–1.0 s where the next took ~25 ms, and the GPU idled
+  // ~1 s waiting for its first batches' scores (H200 host, 2026-11-28; with both, 40–65 ms a batch from the first).
+  x.fill(0);
+  hidden.fill(0);
+  new Float64Array(memory.buffer, scratchAt, 4 * n).fill(0);
 
   return (features, rows) => {
     const out = new Float32Array(rows * 2);

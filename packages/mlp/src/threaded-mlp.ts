@@ -25,6 +25,9 @@ const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const makeMlpForward = ${makeMlpForward.toString()};
 const forward = makeMlpForward(workerData.parts, workerData.hiddenWasm);
+// One call before the first request, while the caller still loads its models: a thread's first call was its slowest
+// by far (makeMlpForward says how much).
+forward(new Float32Array(workerData.parts.inputDim * 16), 16);
 parentPort.on('message', ({ id, features, rows }) => {
   const out = forward(features, rows);
   parentPort.postMessage({ id, out }, [out.buffer]);
