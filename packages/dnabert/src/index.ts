@@ -1,4 +1,5 @@
 export { BpeTokenizer } from './bpe-tokenizer.js';
+export { BpePool, BpeRefusal, bpePoolThreads, type BpePoolOptions } from './bpe-pool.js';
 export { alibiSlopes } from './alibi-slopes.js';
 export { dnabertSConfig, type DnabertConfig } from './dnabert-config.js';
 export { DnabertModel } from './dnabert-model.js';
