@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { ChunkRefusal, type ChunkEncoder } from '@virnucpro/ops';
 
 // BPE on worker threads: a caller that tokenizes a stream of records (the CLI's `embed dnabert`, bound by its main
 // thread on a GPU) sends them in chunks and awaits each chunk's ids in the order it sent them. Each thread runs the
@@ -23,14 +24,8 @@ export type ChunkReply =
   | { chunk: number; refused: number; message: string };
 
 /** A sequence the tokenizer refuses: `index` within its chunk, `message` the tokenizer's own (as on the main thread). */
-export class BpeRefusal extends Error {
+export class BpeRefusal extends ChunkRefusal {
   override name = 'BpeRefusal';
-  constructor(
-    readonly index: number,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export interface BpePoolOptions {
@@ -52,7 +47,7 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-export class BpePool {
+export class BpePool implements ChunkEncoder<string> {
   private nextChunk = 0;
   private readonly pending = new Map<number, Pending>();
   /** Chunks sent to each worker and not yet answered: a chunk goes to the least loaded. */

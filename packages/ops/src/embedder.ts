@@ -42,4 +42,16 @@ export interface TokenizedEmbedding<I> {
   encode(item: I): Int32Array;
   /** One vector per item the ids were encoded from: the vectors `embed` gives those items. */
   embed(ids: Int32Array[]): Promise<Float32Array[]>;
+  /** Optional: the same encoding on worker threads. */
+  startEncoder?(): Promise<ChunkEncoder<I>>;
+}
+
+/**
+ * A tokenizer on other threads, for a caller whose main thread bounds it (the CLI's `embed` on a GPU): items sent in
+ * chunks, each chunk's ids back in its items' order, the ids `TokenizedEmbedding.encode` makes. The caller closes it.
+ */
+export interface ChunkEncoder<I> {
+  /** The ids of each item; rejects with a ChunkRefusal for the first item the tokenizer refuses. */
+  encode(items: I[]): Promise<Int32Array[]>;
+  close(): Promise<void>;
 }

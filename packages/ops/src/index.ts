@@ -45,7 +45,8 @@ export { gelu } from './gelu.js';
 export { PackedLayout, packedLayout, type AttentionGroup } from './packed-layout.js';
 export { packedAttention, type PackedAttentionOptions } from './packed-attention.js';
 export { segmentMean } from './segment-mean.js';
-export type { Embedder, TokenizedEmbedding } from './embedder.js';
+export type { Embedder, TokenizedEmbedding, ChunkEncoder } from './embedder.js';
+export { ChunkRefusal } from './chunk-refusal.js';
 export type {
   ConvertedModel,
   EmbedderLoadOptions,
