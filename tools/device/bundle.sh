@@ -21,6 +21,10 @@ npx esbuild "$@" --bundle --splitting --platform=node --format=esm --minify-whit
   --conditions=@virnucpro/source --ignore-annotations --external:webgpu --external:koffi --external:@tensorflow/tfjs-node --external:@tensorflow/tfjs-node-gpu \
   --banner:js="import { createRequire as __cr } from 'module'; import { fileURLToPath as __fu } from 'url'; import { dirname as __dn } from 'path'; const require = __cr(import.meta.url); globalThis.__filename ??= __fu(import.meta.url); globalThis.__dirname ??= __dn(globalThis.__filename);" \
   --entry-names=[name] --out-extension:.js=.mjs --outdir="$out" --log-level=warning
+# @virnucpro/dnabert's BpePool starts ./bpe-worker.js beside its own code: an ES module, so a package.json says so.
+npx esbuild packages/dnabert/src/bpe-worker.ts --bundle --platform=node --format=esm --target=node20 \
+  --conditions=@virnucpro/source --outfile="$out/bpe-worker.js" --log-level=warning
+echo '{ "type": "module" }' > "$out/package.json"
 # yargs stays outside the bundle when an entry needs it: the cli loads its CommonJS build through createRequire
 # (see packages/cli/src/main.ts), which esbuild cannot follow.
 if grep -q "yargs/yargs" "$out"/*.mjs; then

@@ -28,6 +28,8 @@ export async function bundleCli({ out, wasm }) {
     entryPoints: {
       virnucpro: join(root, 'packages/cli/src/main.ts'),
       'features-worker': join(root, 'packages/predict/src/features-worker.ts'),
+      // @virnucpro/dnabert's BpePool looks for it beside its own code, as predict looks for features-worker.js.
+      'bpe-worker': join(root, 'packages/dnabert/src/bpe-worker.ts'),
     },
     outdir: out,
     bundle: true,

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName, Embedder, Precision, TokenizedEmbedding } from '@virnucpro/ops';
 import type { DnabertConfig } from './dnabert-config.js';
 import { calibrateDnabert } from './calibrate-dnabert.js';
 import { loadDnabert } from './load-dnabert.js';
+import { BpePool } from './bpe-pool.js';
 
 export interface DnabertLoadOptions {
   /** Display name; default "DNABERT-S". */
@@ -50,7 +52,12 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
     tokenCount: (sequence) => tokenizer.tokenCount(sequence),
     embed: async (sequences) => embedIds(sequences.map((s) => tokenizer.encode(s))),
     // For a caller that counts tokens to pack first: the BPE then runs once per sequence, not twice.
-    tokenized: { encode: (sequence) => tokenizer.encode(sequence), embed: embedIds },
+    tokenized: {
+      encode: (sequence) => tokenizer.encode(sequence),
+      embed: embedIds,
+      // The same tokenizer.json in each thread: the same ids as encode.
+      startEncoder: () => BpePool.start({ tokenizerPath: join(path, 'tokenizer.json') }),
+    },
     /** Tokens embedded so far (callers need not count again). */
     counters: () => ({ tokens }),
     dispose: () => model.dispose(),

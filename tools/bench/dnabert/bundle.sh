@@ -14,4 +14,8 @@ for entry in tools/bench/dnabert/bench-dnabert.ts tools/bench/dnabert/parity-dna
     --banner:js="import { createRequire as __cr } from 'module'; import { fileURLToPath as __fu } from 'url'; import { dirname as __dn } from 'path'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url); const __dirname = __dn(__filename);" \
     --outfile="$out/$name.mjs" --log-level=warning
 done
+# @virnucpro/dnabert's BpePool starts ./bpe-worker.js beside its own code: an ES module, so a package.json says so.
+npx esbuild packages/dnabert/src/bpe-worker.ts --bundle --platform=node --format=esm --target=node20 \
+  --conditions=@virnucpro/source --outfile="$out/bpe-worker.js" --log-level=warning
+echo '{ "type": "module" }' > "$out/package.json"
 echo "$out"

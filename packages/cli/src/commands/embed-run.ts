@@ -1,7 +1,7 @@
 import { writeFileAtomicSync } from '@virnucpro/atomic-file';
 import { onTerminationSignal, type TerminationSignal } from '../termination-signal.js';
 import { readFasta } from '@virnucpro/fasta-stream';
-import type { Embedder } from '@virnucpro/ops';
+import { ChunkRefusal, type ChunkEncoder, type Embedder } from '@virnucpro/ops';
 import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { UsageError } from '../errors.js';
 import { batchesInFlight, type ComputeDescription, type CudaDeviceSummary } from '@virnucpro/compute';
@@ -51,6 +51,11 @@ export interface EmbedSummary {
   dim: number;
 }
 
+/** Records a chunk sent to the encoder's threads: enough that a message's cost is small beside its BPE. */
+const ENCODE_CHUNK = 256;
+/** Chunks sent and not yet taken: the threads kept busy while the main thread packs and embeds. */
+const CHUNKS_IN_FLIGHT = 8;
+
 interface Protein {
   id: string;
   sequence: string;
@@ -94,7 +99,8 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     return new Promise<never>(() => undefined); // the signal handler exits
   };
 
-  async function* items(): AsyncGenerator<Protein> {
+  /** Each record read, checked and cut, in input order; `where` names it in an error. */
+  async function* checkedRecords(): AsyncGenerator<{ id: string; sequence: string; where: string }> {
     let index = 0;
     for await (const record of readFasta(options.input)) {
       if (interrupted) return;
@@ -107,20 +113,77 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
         sequence = sequence.slice(0, options.truncate);
         truncated++;
       }
+      index++;
+      yield { id: record.id, sequence, where };
+    }
+  }
+
+  async function* items(): AsyncGenerator<Protein> {
+    for await (const { id, sequence, where } of checkedRecords()) {
       let item: Protein;
       try {
         if (tokenized) {
           const tokenIds = tokenized.encode(sequence);
-          item = { id: record.id, sequence, tokens: tokenIds.length, tokenIds };
+          item = { id, sequence, tokens: tokenIds.length, tokenIds };
         } else {
-          item = { id: record.id, sequence, tokens: embedder.tokenCount(sequence) };
+          item = { id, sequence, tokens: embedder.tokenCount(sequence) };
         }
       } catch (error) {
         throw new UsageError(`${where}: ${(error as Error).message}`);
       }
-      index++;
       yield item;
     }
+  }
+
+  /**
+   * items() with the ids made on the encoder's threads: records sent in chunks, a few chunks in flight, taken back in
+   * input order. A record refused, or one that fails its checks, stops the run where it would have on this thread:
+   * the chunks before it are taken first (an earlier refusal is the error).
+   */
+  async function* itemsEncodedApart(encoder: ChunkEncoder<string>): AsyncGenerator<Protein> {
+    const sent: { records: { id: string; sequence: string; where: string }[]; ids: Promise<Int32Array[]> }[] = [];
+    let chunk: { id: string; sequence: string; where: string }[] = [];
+    const send = () => {
+      if (chunk.length === 0) return;
+      const ids = encoder.encode(chunk.map((r) => r.sequence));
+      ids.catch(() => undefined); // seen when taken; a run stopped before then leaves it
+      sent.push({ records: chunk, ids });
+      chunk = [];
+    };
+    async function* takeAllBut(left: number): AsyncGenerator<Protein> {
+      while (sent.length > left) {
+        const { records, ids } = sent.shift()!;
+        let tokenIds: Int32Array[];
+        try {
+          tokenIds = await ids;
+        } catch (error) {
+          if (error instanceof ChunkRefusal) throw new UsageError(`${records[error.index].where}: ${error.message}`);
+          throw error;
+        }
+        for (let i = 0; i < records.length; i++) {
+          yield { id: records[i].id, sequence: records[i].sequence, tokens: tokenIds[i].length, tokenIds: tokenIds[i] };
+        }
+      }
+    }
+    const records = checkedRecords();
+    for (;;) {
+      let next: IteratorResult<{ id: string; sequence: string; where: string }>;
+      try {
+        next = await records.next();
+      } catch (error) {
+        send();
+        yield* takeAllBut(0);
+        throw error;
+      }
+      if (next.done) break;
+      chunk.push(next.value);
+      if (chunk.length === ENCODE_CHUNK) {
+        send();
+        yield* takeAllBut(CHUNKS_IN_FLIGHT);
+      }
+    }
+    send();
+    yield* takeAllBut(0);
   }
 
   let stopped = false;
@@ -147,9 +210,11 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     return vectors;
   }, { concurrent: batchesInFlight(options.compute.backend) });
 
+  let encoder: ChunkEncoder<string> | undefined;
   try {
+    encoder = await tokenized?.startEncoder?.();
     const run = runEmbedding<Protein>({
-      items: items(),
+      items: encoder ? itemsEncodedApart(encoder) : items(),
       pack: { tokenBudget: options.tokenBudget, window: options.window, tokenCount: (protein) => protein.tokens },
       pool: embedOnThisThread,
       // Bounded by the packing window alone (an item waits at most two windows), as the reorder buffer always was.
@@ -167,6 +232,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     await writer.discard();
     throw error;
   } finally {
+    await encoder?.close();
     stopHandling();
   }
   const seconds = (performance.now() - started) / 1000;
