@@ -3,8 +3,9 @@
 // vectors of DNABERT-S's 768), so that the figure is what the main thread sustains in front of a GPU. Windows of one
 // length cut at random from phage lambda and E. coli 536 (as bench-tokenizer.mjs). Bundled by bundle.sh beside it:
 //   bash tools/bench/dnabert/bundle.sh && node /tmp/dnabert-bench/embed-host.mjs [--windows 20000] [--length 150]
-//     [--tokenize once|twice]  twice: a model without `tokenized`, so the BPE runs to count and again in the batch
-//                               (the command before it carried the ids)
+//     [--tokenize once|twice|threads]  twice: a model without `tokenized`, so the BPE runs to count and again in the
+//                               batch (the command before it carried the ids); threads: the BPE on a BpePool
+//     [--threads N]            with --tokenize threads; default min(4, cores - 1)
 //     [--bpe FILE]             the BpeTokenizer exported by FILE (an ES module) instead of the current one;
 //                               no-bpe.mjs beside this file: no BPE at all (the command's host side less its tokenizing)
 //     [--repeats 3]
@@ -14,7 +15,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BpeTokenizer } from '@virnucpro/dnabert';
+import { BpePool, BpeTokenizer } from '@virnucpro/dnabert';
 import type { Embedder } from '@virnucpro/ops';
 import { seededRandom } from '@virnucpro/ops/testing';
 import { runEmbed } from '../../../packages/cli/src/commands/embed-run.js';
@@ -26,9 +27,11 @@ const { values: args } = parseArgs({
     tokenize: { type: 'string', default: 'once' },
     bpe: { type: 'string' },
     repeats: { type: 'string', default: '3' },
+    threads: { type: 'string' },
   },
 });
-if (args.tokenize !== 'once' && args.tokenize !== 'twice') throw new Error('--tokenize once|twice');
+if (!['once', 'twice', 'threads'].includes(args.tokenize!)) throw new Error('--tokenize once|twice|threads');
+if (args.tokenize === 'threads' && args.bpe) throw new Error('--bpe runs on the main thread only');
 
 const tokenizerJson = 'test-data/dnabert/tokenizer.json';
 const tokenizer: Pick<BpeTokenizer, 'encode' | 'tokenCount'> = args.bpe
@@ -58,6 +61,15 @@ const embedder: Embedder = {
   tokenCount: (s) => tokenizer.tokenCount(s),
   embed: async (sequences) => embedIds(sequences.map((s) => tokenizer.encode(s))),
   ...(args.tokenize === 'once' ? { tokenized: { encode: (s: string) => tokenizer.encode(s), embed: embedIds } } : {}),
+  ...(args.tokenize === 'threads'
+    ? {
+        tokenized: {
+          encode: (s: string) => tokenizer.encode(s),
+          embed: embedIds,
+          startEncoder: () => BpePool.start({ tokenizerPath: tokenizerJson, ...(args.threads ? { threads: Number(args.threads) } : {}) }),
+        },
+      }
+    : {}),
   dispose() {},
 };
 
@@ -85,6 +97,7 @@ console.log(JSON.stringify({
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
   length,
   tokenize: args.tokenize,
+  ...(args.tokenize === 'threads' ? { threads: args.threads ? Number(args.threads) : 'default' } : {}),
   bpe: args.bpe ?? 'current',
   windows: median.windows,
   tokens: median.tokens,
