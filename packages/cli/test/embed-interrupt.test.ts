@@ -1,5 +1,6 @@
 // SIGINT / SIGTERM during `virnucpro embed` (through the one signal handler, @virnucpro/checkpoint's): the run
 // stops before its next batch, exits 130 / 143 with one line saying so, and leaves no output and no temporary file.
+// esm2 on the main thread; dnabert with its BPE on a BpePool (worker threads, which must not keep it alive).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,24 +11,25 @@ import { bin, testData } from './cli-harness.js';
 const tmp = mkdtempSync(join(tmpdir(), 'embed-interrupt-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Enough proteins that the run is still embedding when the signal comes (a fixed pseudo-random sequence). */
-function proteins(count: number): string {
-  const alphabet = 'ACDEFGHIKLMNPQRSTVWY';
+/** Enough records that the run is still embedding when the signal comes (a fixed pseudo-random sequence). */
+function records(count: number, alphabet: string): string {
   let state = 7;
   const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31);
-  return Array.from({ length: count }, (_, i) => `>p${i}\n${Array.from({ length: 300 }, () => alphabet[next() % 20]).join('')}\n`).join('');
+  return Array.from({ length: count }, (_, i) => `>p${i}\n${Array.from({ length: 300 }, () => alphabet[next() % alphabet.length]).join('')}\n`).join('');
 }
 
 describe('virnucpro embed interrupted', () => {
   it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)('%s: exits %i, one line, no output and no temporary file', async (signal, code) => {
+    ['esm2', 'SIGINT', 130],
+    ['esm2', 'SIGTERM', 143],
+    ['dnabert', 'SIGINT', 130],
+    ['dnabert', 'SIGTERM', 143],
+  ] as const)('%s, %s: exits %i, one line, no output and no temporary file', async (model, signal, code) => {
     const dir = mkdtempSync(join(tmp, 'run-'));
-    const input = join(dir, 'proteins.fa');
-    writeFileSync(input, proteins(2000));
+    const input = join(dir, 'records.fa');
+    writeFileSync(input, records(2000, model === 'esm2' ? 'ACDEFGHIKLMNPQRSTVWY' : 'ACGT'));
     const output = join(dir, 'out.safetensors');
-    const child = spawn(process.execPath, [bin, 'embed', 'esm2', '--model', join(testData, 'demo-models', 'esm2-demo'), '--input', input, '--output', output, '--backend', 'cpu', '--token-budget', '512', '--window', '4'], {
+    const child = spawn(process.execPath, [bin, 'embed', model, '--model', join(testData, 'demo-models', model === 'esm2' ? 'esm2-demo' : 'dnabert-s-demo'), '--input', input, '--output', output, '--backend', 'cpu', '--token-budget', '512', '--window', '4'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -42,6 +44,6 @@ describe('virnucpro embed interrupted', () => {
     expect(await exited, stderr).toBe(code);
     expect(stderr.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`interrupted by ${signal}; no output written$`));
     expect(existsSync(output)).toBe(false);
-    expect(readdirSync(dir)).toEqual(['proteins.fa']);
+    expect(readdirSync(dir)).toEqual(['records.fa']);
   });
 });
