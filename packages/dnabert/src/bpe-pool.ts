@@ -73,7 +73,7 @@ export class BpePool implements ChunkEncoder<string> {
     try {
       for (let i = 0; i < (options.threads ?? bpePoolThreads()); i++) {
         const worker = new Worker(fileURLToPath(url), { workerData });
-        // Never what keeps the process alive: an interrupted run exits even if its pool was not closed.
+        // Idle, never what keeps the process alive: an interrupted run exits even if its pool was not closed.
         worker.unref();
         workers.push(worker);
       }
@@ -90,7 +90,8 @@ export class BpePool implements ChunkEncoder<string> {
     if (this.closed) return Promise.reject(new Error('BpePool: closed'));
     const chunk = this.nextChunk++;
     const w = this.load.indexOf(Math.min(...this.load));
-    this.load[w]++;
+    // A thread with work keeps the process alive (someone awaits its ids); an idle one does not.
+    if (this.load[w]++ === 0) this.workers[w].ref();
     const request: ChunkRequest = { chunk, sequences };
     return new Promise((resolve, reject) => {
       this.pending.set(chunk, { resolve, reject });
@@ -107,7 +108,7 @@ export class BpePool implements ChunkEncoder<string> {
   }
 
   private answer(w: number, reply: ChunkReply): void {
-    this.load[w]--;
+    if (--this.load[w] === 0) this.workers[w].unref();
     const pending = this.pending.get(reply.chunk);
     if (!pending) return;
     this.pending.delete(reply.chunk);
