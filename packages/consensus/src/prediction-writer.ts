@@ -219,9 +219,11 @@ export class PredictionWriter implements StagedOutput {
       const format = { scoreColumns: this.options.consensusScoreColumns };
       const merged = Promise.allSettled([(async () => {
         await consensus.write(consensusHeaderLine(format));
-        for await (const group of this.maxima.sortedGroups()) {
-          await consensus.write(consensusLine(group, format));
-          this.chunkCount++;
+        for await (const groups of this.maxima.sortedBatches()) {
+          let lines = '';
+          for (const group of groups) lines += consensusLine(group, format);
+          await consensus.write(lines);
+          this.chunkCount += groups.length;
         }
         await consensus.complete();
       })()]);
