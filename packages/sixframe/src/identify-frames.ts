@@ -47,66 +47,114 @@ export function identifyFrames(id: string, sequence: string): Frame[] {
 /**
  * The protein lengths of the frames `identifyFrames` keeps for `sequence`, in the same order, without building
  * their strings: what a pass that only counts frames and tokens needs (e.g. a progress bar's total, over the whole
- * input before a run starts). Each base is looked up once (either case; the six frames then read its index), ~3×
- * faster than `identifyFrames(…).map((f) => f.protein.length)`. A sequence with a character beyond ASCII takes
- * identifyFrames' own path: upper-casing such text can change its length (`ß` → `SS`), and with it the frames.
+ * input before a run starts). ASCII text is read as bytes, in one pass (`asciiStopFreeProteinLengths`). A sequence with a character beyond ASCII takes identifyFrames'
+ * own path: upper-casing such text can change its length (`ß` → `SS`), and with it the frames.
  */
 export function stopFreeProteinLengths(sequence: string): number[] {
   const n = sequence.length;
-  if (baseScratch.length < n) baseScratch = new Int8Array(n * 2);
-  const bases = baseScratch;
-  for (let i = 0; i < n; i++) {
-    const c = sequence.charCodeAt(i);
-    if (c >= 128) return stopFreeProteinLengthsOfText(sequence);
-    bases[i] = ANY_CASE_BASE_INDEX[c];
+  if (textScratch.length < n) textScratch = new Uint8Array(n * 2);
+  const { read, written } = ENCODER.encodeInto(sequence, textScratch);
+  // Every character read and one byte each: the text is ASCII.
+  if (read !== n || written !== n) return stopFreeProteinLengthsOfText(sequence);
+  return asciiStopFreeProteinLengths(textScratch, 0, n);
+}
+
+/**
+ * `stopFreeProteinLengths` of the ASCII text `bytes[start, end)` (e.g. one chunk of a record already encoded, so a
+ * counting pass reads each record's bytes without a string per chunk). Bytes of 128 and up are not bases; the caller
+ * makes sure they are not there (text beyond ASCII takes `stopFreeProteinLengths`).
+ *
+ * One pass over the bases instead of six frame by frame: a frame is kept with all its codons or dropped at any stop,
+ * so only which triplets it holds matters, not their order. Forward frame f holds the triplets starting at
+ * `start + f + 3k`; reverse frame f reads the reverse complement from f, i.e. the forward triplets starting at
+ * `end − 3 − f − 3k`, each complemented and read backwards (REVERSE_STOP). Both are one of the three classes of
+ * triplet starts mod 3: the pass counts each class's A/C/G/T triplets and notes whether one is a stop either way.
+ */
+export function asciiStopFreeProteinLengths(bytes: Uint8Array, start: number, end: number): number[] {
+  // Triplet classes by where they start: class c holds the triplets starting at start + c + 3k. The byte at
+  // start + j ends the triplet of class (j + 1) mod 3; the loop takes three bytes a turn, one of each class.
+  // A triplet's kind (TRIPLET_KIND) is 0 or CODON | its stops, so `kind >> 2` counts it as a codon.
+  let codons0 = 0, codons1 = 0, codons2 = 0;
+  let kinds0 = 0, kinds1 = 0, kinds2 = 0;
+  let window = NOT_A_TRIPLET; // the last three bytes' symbols, 3 bits each
+  let i = start;
+  for (; i + 2 < end; i += 3) {
+    window = ((window << 3) | BASE_SYMBOL[bytes[i]]) & 511;
+    let kind = TRIPLET_KIND[window];
+    codons1 += kind >> 2;
+    kinds1 |= kind;
+    window = ((window << 3) | BASE_SYMBOL[bytes[i + 1]]) & 511;
+    kind = TRIPLET_KIND[window];
+    codons2 += kind >> 2;
+    kinds2 |= kind;
+    window = ((window << 3) | BASE_SYMBOL[bytes[i + 2]]) & 511;
+    kind = TRIPLET_KIND[window];
+    codons0 += kind >> 2;
+    kinds0 |= kind;
+  }
+  if (i < end) {
+    window = ((window << 3) | BASE_SYMBOL[bytes[i]]) & 511;
+    codons1 += TRIPLET_KIND[window] >> 2;
+    kinds1 |= TRIPLET_KIND[window];
+  }
+  if (i + 1 < end) {
+    window = ((window << 3) | BASE_SYMBOL[bytes[i + 1]]) & 511;
+    codons2 += TRIPLET_KIND[window] >> 2;
+    kinds2 |= TRIPLET_KIND[window];
   }
   const lengths: number[] = [];
-  for (let f = 0; f < 3; f++) {
-    const length = codonsUntilStop(bases, n, f, 3, FORWARD_STOP);
-    if (length > 0) lengths.push(length);
-  }
-  // Reverse frame f reads the reverse complement from position f: its codons are the forward triplets that start
-  // at n − 3 − f, n − 6 − f, …, each complemented and read backwards (REVERSE_STOP).
-  for (let f = 0; f < 3; f++) {
-    const length = codonsUntilStop(bases, n, n - 3 - f, -3, REVERSE_STOP);
-    if (length > 0) lengths.push(length);
+  keep(lengths, codons0, kinds0 & FORWARD_STOP);
+  keep(lengths, codons1, kinds1 & FORWARD_STOP);
+  keep(lengths, codons2, kinds2 & FORWARD_STOP);
+  // Reverse frame f: the triplets starting at end − 3 − f − 3k, of class (end − start − 3 − f) mod 3.
+  for (let f = 0; f < 3 && f <= end - start - 3; f++) {
+    const c = (end - start - 3 - f) % 3;
+    keep(lengths, c === 0 ? codons0 : c === 1 ? codons1 : codons2, (c === 0 ? kinds0 : c === 1 ? kinds1 : kinds2) & REVERSE_STOP);
   }
   return lengths;
 }
 
-/** Base indices (0..3 for A, C, G, T in either case; −1 for any other ASCII character). */
-const ANY_CASE_BASE_INDEX: Int8Array = (() => {
-  const table = new Int8Array(128).fill(-1);
-  for (let c = 0; c < 128; c++) table[c] = BASE_INDEX[String.fromCharCode(c).toUpperCase().charCodeAt(0)];
+/** A frame of `codons` is kept unless it has a stop, or nothing to translate. */
+function keep(lengths: number[], codons: number, stop: number): void {
+  if (stop === 0 && codons > 0) lengths.push(codons);
+}
+
+const ENCODER = new TextEncoder();
+let textScratch = new Uint8Array(512);
+
+/** Byte → symbol: 0..3 for A, C, G, T in either case; 4 for any other byte. */
+const BASE_SYMBOL: Uint8Array = (() => {
+  const table = new Uint8Array(256).fill(4);
+  for (let c = 0; c < 128; c++) {
+    const base = BASE_INDEX[String.fromCharCode(c).toUpperCase().charCodeAt(0)];
+    if (base >= 0) table[c] = base;
+  }
   return table;
 })();
 
-/** Forward triplet code (16·b1 + 4·b2 + b3) → 1 where it reads as a stop codon. */
-const FORWARD_STOP: Uint8Array = Uint8Array.from({ length: 64 }, (_, code) => (AMINO_ACID_CODE[code] === STOP_CODE ? 1 : 0));
-/** Forward triplet code → 1 where its reverse complement reads as a stop codon. */
-const REVERSE_STOP: Uint8Array = Uint8Array.from({ length: 64 }, (_, code) =>
-  AMINO_ACID_CODE[((3 - (code & 3)) << 4) | ((3 - ((code >> 2) & 3)) << 2) | (3 - (code >> 4))] === STOP_CODE ? 1 : 0,
-);
-
-let baseScratch = new Int8Array(512);
+const FORWARD_STOP = 1;
+const REVERSE_STOP = 2;
+const CODON = 4;
+/** Before the first byte: symbols that are not bases, so the first two windows are no triplet. */
+const NOT_A_TRIPLET = 511;
 
 /**
- * Codons of the triplets starting at `start`, `start + step`, … (within 0..n−3) up to the first stop (`stops` by
- * triplet code): their number, or −1 at a stop. A triplet with a base other than A/C/G/T is skipped, as the
- * translation skips it.
+ * Three symbols (8² · s1 + 8 · s2 + s3) → CODON if all are bases, | FORWARD_STOP if they read as a stop, |
+ * REVERSE_STOP if their reverse complement does; 0 if one is not a base.
  */
-function codonsUntilStop(bases: Int8Array, n: number, start: number, step: 3 | -3, stops: Uint8Array): number {
-  let codons = 0;
-  for (let i = start; i >= 0 && i <= n - 3; i += step) {
-    const a = bases[i];
-    const b = bases[i + 1];
-    const c = bases[i + 2];
-    if ((a | b | c) < 0) continue;
-    if (stops[(a << 4) | (b << 2) | c] === 1) return -1;
-    codons++;
+const TRIPLET_KIND: Uint8Array = (() => {
+  const table = new Uint8Array(512);
+  for (let a = 0; a < 4; a++) {
+    for (let b = 0; b < 4; b++) {
+      for (let c = 0; c < 4; c++) {
+        const forward = AMINO_ACID_CODE[(a << 4) | (b << 2) | c] === STOP_CODE;
+        const reverse = AMINO_ACID_CODE[((3 - c) << 4) | ((3 - b) << 2) | (3 - a)] === STOP_CODE;
+        table[(a << 6) | (b << 3) | c] = CODON | (forward ? FORWARD_STOP : 0) | (reverse ? REVERSE_STOP : 0);
+      }
+    }
   }
-  return codons;
-}
+  return table;
+})();
 
 /** stopFreeProteinLengths by translating the upper-cased text as identifyFrames does (text beyond ASCII). */
 function stopFreeProteinLengthsOfText(sequence: string): number[] {

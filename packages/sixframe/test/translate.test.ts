@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CODON_TABLE, identifyFrames, reverseComplement, stopFreeProteinLengths, translateFrame, translateSixFrames } from '../src/index.js';
+import { asciiStopFreeProteinLengths, CODON_TABLE, identifyFrames, reverseComplement, stopFreeProteinLengths, translateFrame, translateSixFrames } from '../src/index.js';
 
 // The codon table literal of the original units.py::translate_dna (reference data, copied as written there).
 const ORIGINAL_CODON_TABLE: Record<string, string> = {
@@ -148,5 +148,22 @@ describe('stopFreeProteinLengths', () => {
       expect(stopFreeProteinLengths(sequence)).toEqual(expected);
     }
     expect(kept).toBeGreaterThan(1000); // the sample holds many kept frames, not only stops
+  });
+
+  it('reads a span of ASCII bytes as stopFreeProteinLengths reads that slice of the text', () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const letters = 'ACGTACGTACGTacgtNRYK-';
+    let kept = 0;
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from({ length: Math.floor(random() * 200) }, () => letters[Math.floor(random() * letters.length)]).join('');
+      const bytes = new TextEncoder().encode(text);
+      const start = Math.floor(random() * (text.length + 1));
+      const end = start + Math.floor(random() * (text.length - start + 1));
+      const expected = identifyFrames('s', text.slice(start, end)).map((f) => f.protein.length);
+      kept += expected.length;
+      expect(asciiStopFreeProteinLengths(bytes, start, end)).toEqual(expected);
+    }
+    expect(kept).toBeGreaterThan(1000);
   });
 });
