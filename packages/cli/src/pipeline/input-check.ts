@@ -1,7 +1,7 @@
 import type { FastaRecord } from '@virnucpro/fasta-stream';
 import { readFasta, recordHeaderLine } from '@virnucpro/fasta-stream';
 import { UsageError } from '../errors.js';
-import { nonNucleotideCount, nonNucleotideExamples } from './nucleotide-codes.js';
+import { asciiNonNucleotideCount, nonNucleotideCount, nonNucleotideExamples } from './nucleotide-codes.js';
 import { RecordIdSet } from './record-id-set.js';
 
 /** Share of a record's sequence characters that may lie outside the nucleotide codes before it is refused. */
@@ -27,11 +27,13 @@ export class InputCheck {
   /**
    * Checks the `number`-th record (1-based): undefined when it passes (almost every record, and then no promise is
    * made: this runs once a record in the counting pass), else a promise that rejects if the record is refused.
+   * `ascii`: the sequence's bytes when it is ASCII (ascii-sequence.ts), read instead of the string's characters.
    */
-  record(record: FastaRecord, number: number): Promise<void> | undefined {
+  record(record: FastaRecord, number: number, ascii?: Uint8Array): Promise<void> | undefined {
     const first = this.seen?.addOrFind(record.id, number);
-    const outside = this.allowNonDna ? 0 : nonNucleotideCount(record.sequence);
-    const notDna = outside > MAX_NON_NUCLEOTIDE_SHARE * record.sequence.length;
+    const sequence = record.sequence;
+    const outside = this.allowNonDna ? 0 : ascii ? asciiNonNucleotideCount(ascii, sequence.length) : nonNucleotideCount(sequence);
+    const notDna = outside > MAX_NON_NUCLEOTIDE_SHARE * sequence.length;
     if (first === undefined && !notDna) return undefined;
     return this.refuse(record, number, first, notDna ? outside : undefined);
   }

@@ -1,8 +1,9 @@
 import { MOSTLY_N_SHARE } from '@virnucpro/consensus';
-import { readFasta } from '@virnucpro/fasta-stream';
+import { readFastaBatches } from '@virnucpro/fasta-stream';
 import { esmTokensFor, nBaseCount } from '@virnucpro/predict';
-import { chunkLayout, stopFreeProteinLengths } from '@virnucpro/sixframe';
+import { asciiStopFreeProteinLengths, chunkLayout, stopFreeProteinLengths } from '@virnucpro/sixframe';
 import { UsageError } from '../errors.js';
+import { AsciiSequence } from './ascii-sequence.js';
 import type { InputCheck } from './input-check.js';
 import { InputFingerprint } from './input-fingerprint.js';
 
@@ -57,43 +58,52 @@ export async function countFrames(input: string, chunkLength: number, options: C
   const { check, select, minLength = 0 } = options;
   const counts: FrameCounts = { sequences: 0, chunks: 0, frames: 0, esmTokens: 0, skipped: 0, mostlyN: 0, mostlyNExamples: [], short: 0, shortExamples: [], fingerprint: '' };
   const fingerprint = new InputFingerprint();
+  const ascii = new AsciiSequence();
   let recordIndex = -1;
   let sliceStart = performance.now();
-  for await (const record of readFasta(input)) {
-    recordIndex++;
-    if ((recordIndex & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-    fingerprint.add(record);
-    const refusal = check?.record(record, recordIndex + 1);
-    if (refusal) await refusal;
-    const length = record.sequence.length;
-    if (length === 0) {
-      // The original divides by zero on an empty record; say which one instead.
-      throw new UsageError(`${input}: record #${recordIndex + 1} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
-    }
-    if (select && !select(recordIndex)) continue;
-    counts.sequences++;
-    const nBases = nBaseCount(record.sequence);
-    if (nBases > MOSTLY_N_SHARE * length) {
-      counts.mostlyN++;
-      if (counts.mostlyNExamples.length < 3) counts.mostlyNExamples.push(`'${record.id}' ${Math.round((100 * nBases) / length)}%`);
-    }
-    if (length < minLength) {
-      counts.skipped++;
-      continue;
-    }
-    if (length < SHORT_RECORD_BASES) {
-      counts.short++;
-      if (counts.shortExamples.length < 3) counts.shortExamples.push(`'${record.id}' ${length} bp`);
-    }
-    // The frames and tokens the run will have, counted without building them (the run's framesFrom does).
-    for (const span of chunkLayout(length, chunkLength)) {
-      counts.chunks++;
-      for (const residues of stopFreeProteinLengths(record.sequence.slice(span.start, span.end))) {
-        counts.frames++;
-        counts.esmTokens += esmTokensFor(residues);
+  // By batch (the records of one read), not one await a record: ~0.1 µs each on short reads.
+  for await (const batch of readFastaBatches(input)) {
+    for (const record of batch) {
+      recordIndex++;
+      if ((recordIndex & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      fingerprint.add(record);
+      // Encoded once for the per-base passes below (the input check, the frames).
+      const bytes = ascii.bytes(record.sequence);
+      const refusal = check?.record(record, recordIndex + 1, bytes);
+      if (refusal) await refusal;
+      const length = record.sequence.length;
+      if (length === 0) {
+        // The original divides by zero on an empty record; say which one instead.
+        throw new UsageError(`${input}: record #${recordIndex + 1} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
+      }
+      if (select && !select(recordIndex)) continue;
+      counts.sequences++;
+      const nBases = nBaseCount(record.sequence);
+      if (nBases > MOSTLY_N_SHARE * length) {
+        counts.mostlyN++;
+        if (counts.mostlyNExamples.length < 3) counts.mostlyNExamples.push(`'${record.id}' ${Math.round((100 * nBases) / length)}%`);
+      }
+      if (length < minLength) {
+        counts.skipped++;
+        continue;
+      }
+      if (length < SHORT_RECORD_BASES) {
+        counts.short++;
+        if (counts.shortExamples.length < 3) counts.shortExamples.push(`'${record.id}' ${length} bp`);
+      }
+      // The frames and tokens the run will have, counted without building them (the run's framesFrom does).
+      for (const span of chunkLayout(length, chunkLength)) {
+        counts.chunks++;
+        const lengths = bytes
+          ? asciiStopFreeProteinLengths(bytes, span.start, span.end)
+          : stopFreeProteinLengths(record.sequence.slice(span.start, span.end));
+        for (const residues of lengths) {
+          counts.frames++;
+          counts.esmTokens += esmTokensFor(residues);
+        }
       }
     }
   }
