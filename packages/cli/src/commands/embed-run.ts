@@ -56,6 +56,13 @@ const ENCODE_CHUNK = 256;
 /** Chunks sent and not yet taken: the threads kept busy while the main thread packs and embeds. */
 const CHUNKS_IN_FLIGHT = 8;
 
+/** A record read, checked and cut; `where` names it in an error. */
+interface CheckedRecord {
+  id: string;
+  sequence: string;
+  where: string;
+}
+
 interface Protein {
   id: string;
   sequence: string;
@@ -100,7 +107,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   };
 
   /** Each record read, checked and cut, in input order; `where` names it in an error. */
-  async function* checkedRecords(): AsyncGenerator<{ id: string; sequence: string; where: string }> {
+  async function* checkedRecords(): AsyncGenerator<CheckedRecord> {
     let index = 0;
     for await (const record of readFasta(options.input)) {
       if (interrupted) return;
@@ -141,8 +148,8 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
    * the chunks before it are taken first (an earlier refusal is the error).
    */
   async function* itemsEncodedApart(encoder: ChunkEncoder<string>): AsyncGenerator<Protein> {
-    const sent: { records: { id: string; sequence: string; where: string }[]; ids: Promise<Int32Array[]> }[] = [];
-    let chunk: { id: string; sequence: string; where: string }[] = [];
+    const sent: { records: CheckedRecord[]; ids: Promise<Int32Array[]> }[] = [];
+    let chunk: CheckedRecord[] = [];
     const send = () => {
       if (chunk.length === 0) return;
       const ids = encoder.encode(chunk.map((r) => r.sequence));
@@ -167,7 +174,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     }
     const records = checkedRecords();
     for (;;) {
-      let next: IteratorResult<{ id: string; sequence: string; where: string }>;
+      let next: IteratorResult<CheckedRecord>;
       try {
         next = await records.next();
       } catch (error) {
