@@ -58,7 +58,8 @@ export class Esm2Model {
     try {
       const flat = (await means.data()) as Float32Array;
       const d = this.dim;
-      return tokens.map((_, s) => flat.slice(s * d, (s + 1) * d));
+      // Views, not copies, as DNABERT-S's meanEmbeddings: a read's values outlive the tensor on every backend.
+      return tokens.map((_, s) => flat.subarray(s * d, (s + 1) * d));
     } finally {
       means.dispose();
       layout.dispose();
