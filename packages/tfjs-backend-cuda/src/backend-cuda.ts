@@ -55,6 +55,8 @@ export interface CudaBackendDescription {
     sequenceCorrection: boolean;
     /** How many of a model's first blocks run in bf16 (CudaBackend.fp8Bf16Blocks). */
     bf16Blocks: number | string;
+    /** The layers those blocks keep in bf16 (CudaBackend.fp8Bf16BlockLayers); 'all': the whole block. */
+    bf16BlockLayers: Fp8LayerRole[] | 'all';
     /** GEMM shapes run with per-tensor scales: `tensor` (storage-typed output) or `tensor→e4m3` (fc1 writing fc2's
      * input); a shape that cuBLASLt refused there ran as in `gemms`. */
     tensorGemms: Record<string, 'tensor' | 'tensor→e4m3'>;
@@ -183,6 +185,9 @@ export class CudaBackend extends KernelBackend {
    * fp8 speed (H100, 2026-11-26, docs/benchmarks/cuda.md). $VIRNUCPRO_FP8_BF16_BLOCKS: N for every model (0: every
    * block in fp8, the A/B) or DEPTH:N,… per model depth (tools may change it). */
   fp8Bf16Blocks: Fp8Bf16Blocks;
+  /** fp8: the linear layers those first blocks keep in bf16; undefined: the whole block as in bf16 (also its layer
+   * norms' and attention's outputs). $VIRNUCPRO_FP8_BF16_BLOCK_LAYERS, a comma list of Fp8LayerRole (tools may change it). */
+  fp8Bf16BlockLayers?: Set<Fp8LayerRole>;
   /** fp8: inside a block that runs in bf16 (withModelBlock) or a refinement (withRefinementPrecision). */
   private inBf16Block = false;
   /** fp8: while a calibration pass runs, the column sums of each linear layer's input, by weight. */
@@ -223,7 +228,9 @@ export class CudaBackend extends KernelBackend {
       throw new Error(`precision fp8 needs FP8 tensor cores (compute capability 8.9 or newer); ${this.device.name} is ${this.device.arch}: use bf16`);
     }
     this.storage = floatStorage(this.precision);
-    this.fp8Bf16Layers = parseFp8Layers(process.env.VIRNUCPRO_FP8_BF16_LAYERS);
+    this.fp8Bf16Layers = parseFp8Layers('VIRNUCPRO_FP8_BF16_LAYERS', process.env.VIRNUCPRO_FP8_BF16_LAYERS);
+    const blockLayers = process.env.VIRNUCPRO_FP8_BF16_BLOCK_LAYERS;
+    if (blockLayers !== undefined && blockLayers.trim() !== '') this.fp8Bf16BlockLayers = parseFp8Layers('VIRNUCPRO_FP8_BF16_BLOCK_LAYERS', blockLayers);
     this.fp8FastAccum = process.env.VIRNUCPRO_FP8_FAST_ACCUM !== '0';
     this.geluEpilogue = process.env.VIRNUCPRO_GELU_EPILOGUE !== '0';
     this.layerNormPerWarp = process.env.VIRNUCPRO_LN_PER_WARP !== '0';
@@ -282,7 +289,15 @@ export class CudaBackend extends KernelBackend {
    */
   withModelBlock<T>(block: number, blocks: number, fn: () => T): T {
     if (this.fp8Calibration || block >= this.fp8Bf16BlockCount(blocks)) return fn();
-    return this.asBf16(fn);
+    if (!this.fp8Bf16BlockLayers || this.inBf16Block || this.precision !== 'fp8') return this.asBf16(fn);
+    // Only these layers in bf16: the block's other GEMMs stay FP8 on the same E4M3 rows as elsewhere.
+    const layers = this.fp8Bf16Layers;
+    this.fp8Bf16Layers = new Set([...layers, ...this.fp8Bf16BlockLayers]);
+    try {
+      return fn();
+    } finally {
+      this.fp8Bf16Layers = layers;
+    }
   }
 
   /**
@@ -881,7 +896,7 @@ export class CudaBackend extends KernelBackend {
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
       ...(this.precision === 'fp8'
-        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: describeFp8Bf16Blocks(this.fp8Bf16Blocks), tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: describeFp8Bf16Blocks(this.fp8Bf16Blocks), bf16BlockLayers: this.fp8Bf16BlockLayers ? [...this.fp8Bf16BlockLayers] : 'all', tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
         : {}),
     };
   }
@@ -922,10 +937,10 @@ export class CudaBackend extends KernelBackend {
   }
 }
 
-function parseFp8Layers(value: string | undefined): Set<Fp8LayerRole> {
+function parseFp8Layers(name: string, value: string | undefined): Set<Fp8LayerRole> {
   const roles = (value ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '');
   for (const r of roles) {
-    if (!(fp8LayerRoles as readonly string[]).includes(r)) throw new Error(`VIRNUCPRO_FP8_BF16_LAYERS: '${r}' is not one of ${fp8LayerRoles.join(', ')}`);
+    if (!(fp8LayerRoles as readonly string[]).includes(r)) throw new Error(`${name}: '${r}' is not one of ${fp8LayerRoles.join(', ')}`);
   }
   return new Set(roles as Fp8LayerRole[]);
 }

@@ -4,6 +4,7 @@
 // process: the fp32 reference is an fp32 copy of the same weights (inFullPrecision). Prints one JSON object.
 //   bash tools/device/bundle.sh tools/bench/esm2/fp8-accuracy-esm2.ts
 //   node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48 [--variants N: the first N choices only; 1 = --precision fp8 as it runs]
+//     [--set block-layers: the choices of which layers the first blocks keep in bf16, instead of the layer types']
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { calibrateEsm2, esm2Architectures, esm2Defaults, Esm2Model, tokenizeProtein, type Esm2Config } from '@virnucpro/esm2';
@@ -14,7 +15,7 @@ import { timePackedBatches } from '../gpu/model-bench-helpers.js';
 import { esm2Parameters, randomEsm2Weights, randomProteins } from './random-esm2.js';
 
 const { values: args } = parseArgs({
-  options: { size: { type: 'string', default: '8M' }, sequences: { type: 'string', default: '48' }, 'throughput-sequences': { type: 'string', default: '0' }, variants: { type: 'string' } },
+  options: { size: { type: 'string', default: '8M' }, sequences: { type: 'string', default: '48' }, 'throughput-sequences': { type: 'string', default: '0' }, variants: { type: 'string' }, set: { type: 'string', default: 'layers' } },
 });
 const archName = Object.keys(esm2Architectures).find((n) => n.includes(`_${args.size}_`));
 if (!archName) throw new Error(`--size ${args.size}: expected one of 8M, 35M, 150M, 650M, 3B, 15B`);
@@ -39,7 +40,8 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return dot / Math.sqrt(na * nb);
 }
 
-const variants: { bf16Layers: Fp8LayerRole[]; bf16Blocks?: number; fastAccum?: boolean; biasCorrection?: boolean; sequenceCorrection?: boolean }[] = [
+type Variant = { bf16Layers: Fp8LayerRole[]; bf16Blocks?: number; bf16BlockLayers?: Fp8LayerRole[]; fastAccum?: boolean; biasCorrection?: boolean; sequenceCorrection?: boolean };
+const layerVariants: Variant[] = [
   // --precision fp8 as it runs; the first blocks in bf16 (bf16Blocks; default ⌈blocks/9⌉) 0, 3, 6; with the
   // per-sequence correction (fp8-sequence-correction.ts); without the bias correction (fp8-bias-correction.ts).
   { bf16Layers: [] }, { bf16Layers: [], bf16Blocks: 0 }, { bf16Layers: [], bf16Blocks: 3 }, { bf16Layers: [], bf16Blocks: 6 },
@@ -50,6 +52,17 @@ const variants: { bf16Layers: Fp8LayerRole[]; bf16Blocks?: number; fastAccum?: b
   // The A/B of the accumulation mode (fast is --precision fp8's default; the per-layer rows of 2026-11-25 18:11 UTC ran exact).
   { bf16Layers: [], fastAccum: false }, { bf16Layers: ['qkv', 'out', 'fc1', 'fc2'] },
 ];
+// The first blocks with only some layers in bf16 (bf16BlockLayers), the others FP8: where those blocks' accuracy
+// comes from, against what their bf16 GEMMs cost (fc1 and fc2 are 2/3 of a block's FLOPs).
+const blockLayerVariants: Variant[] = [
+  { bf16Layers: [] }, { bf16Layers: [], bf16BlockLayers: ['qkv', 'out'] }, { bf16Layers: [], bf16BlockLayers: ['qkv', 'out', 'fc2'] },
+  { bf16Layers: [], bf16BlockLayers: ['qkv', 'out', 'fc1'] }, { bf16Layers: [], bf16BlockLayers: ['qkv'] }, { bf16Layers: [], bf16BlockLayers: ['qkv', 'fc2'] },
+  { bf16Layers: [], bf16Blocks: 6, bf16BlockLayers: ['qkv', 'out'] }, { bf16Layers: [], bf16Blocks: 9, bf16BlockLayers: ['qkv', 'out'] },
+  { bf16Layers: [], bf16Blocks: 9, bf16BlockLayers: ['qkv'] }, { bf16Layers: [], bf16Blocks: 0 },
+];
+const sets: Record<string, Variant[]> = { layers: layerVariants, 'block-layers': blockLayerVariants };
+const variants = sets[args.set];
+if (!variants) throw new Error(`--set ${args.set}: expected one of ${Object.keys(sets).join(', ')}`);
 const timing = randomProteins(Number(args['throughput-sequences']), [50], 5).map((s) => tokenizeProtein(s));
 const flop = { matmulParameters: esm2Parameters(config), hiddenSize: config.embedDim, layers: config.numLayers };
 const results = [];
@@ -59,6 +72,7 @@ for (const variant of variants.slice(0, args.variants ? Number(args.variants) : 
   cuda.fp8BiasCorrection = variant.biasCorrection ?? true;
   cuda.fp8SequenceCorrection = variant.sequenceCorrection ?? false;
   cuda.fp8Bf16Blocks = { every: variant.bf16Blocks, byDepth: new Map() };
+  cuda.fp8Bf16BlockLayers = variant.bf16BlockLayers && new Set(variant.bf16BlockLayers);
   const means = await model.meanEmbeddings(proteins);
   const byLength = residues.map((r) => {
     const cos = proteins.flatMap((t, i) => (t.length === r + 2 ? [cosine(means[i], reference[i])] : []));
