@@ -22,6 +22,7 @@ export const ALONE = [
   'test/embed-interrupt.test.ts',
   'test/merge-memory.test.ts',
   'test/pipeline-trace.test.ts',
+  'test/predict-count-beside-signal.test.ts',
   'test/predict-in-process.test.ts',
   'test/predict-memory.test.ts',
   'test/progress.test.ts',

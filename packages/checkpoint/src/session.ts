@@ -14,8 +14,13 @@ export interface CheckpointOptions {
   dir: string;
   /** Identity of the model (JSON-able: name, weights hash, dtype…); resume refuses another one. */
   model: unknown;
-  /** Fingerprint of the input (see fingerprintFiles); resume refuses another input. */
-  inputFingerprint: string;
+  /**
+   * Fingerprint of the input (see fingerprintFiles); resume refuses another input. A fresh run that starts before its
+   * input is read through gives a promise: results are written as shards at once, but no manifest (the checkpoint's
+   * identity) until the fingerprint is known, so a run that stops before then leaves nothing a resume trusts (its
+   * unlisted shards are removed there, as a crash's are). A resume waits for it.
+   */
+  inputFingerprint: string | Promise<string>;
   /** Vector length, if known; checked against a resumed manifest, else taken from the first record. */
   dim?: number;
   /** Continue from verified shards in `dir`. */
@@ -53,6 +58,10 @@ export class CheckpointSession {
   private timer: NodeJS.Timeout | null = null;
   private nextShard: number;
   private closed = false;
+  /** The manifest is on disk, with the input's fingerprint: from here on the shards are a checkpoint a resume trusts. */
+  private identified = false;
+  /** Resolves once `identified` (rejects if the fingerprint never comes). */
+  private readonly identity: Promise<void>;
   shardsWritten = 0;
 
   private constructor(
@@ -62,7 +71,15 @@ export class CheckpointSession {
     readonly report: ResumeReport,
     private readonly every: number,
     private readonly intervalMs: number,
+    inputFingerprint: string | Promise<string>,
   ) {
+    if (typeof inputFingerprint === 'string') {
+      this.identified = true; // open() has written the manifest
+      this.identity = Promise.resolve();
+    } else {
+      this.identity = this.identify(inputFingerprint);
+      this.identity.catch(() => undefined); // a fingerprint that fails fails the run elsewhere; the manifest just never comes
+    }
     this.nextShard = 1 + manifest.shards.reduce((max, s) => Math.max(max, Number(SHARD_PATTERN.exec(s.file)?.[1] ?? 0)), 0);
     if (intervalMs > 0 && Number.isFinite(intervalMs)) {
       this.timer = setInterval(() => {
@@ -84,13 +101,15 @@ export class CheckpointSession {
     if (!options.resume) {
       if (entries.length > 0 && !options.force) throw new OutputDirNotEmptyError(dir);
       for (const name of entries) if (name === MANIFEST_FILE || SHARD_PATTERN.test(name) || name.endsWith('.tmp')) await rm(join(dir, name), { force: true });
-      const manifest = newManifest(options.model, options.inputFingerprint, options.dim ?? null);
-      await writeManifest(dir, manifest);
-      return new CheckpointSession(dir, manifest, new RestoredShards(dir), report, every, intervalMs);
+      const known = typeof options.inputFingerprint === 'string' ? options.inputFingerprint : undefined;
+      const manifest = newManifest(options.model, known ?? '', options.dim ?? null);
+      if (known !== undefined) await writeManifest(dir, manifest); // else identify() writes it once the fingerprint comes
+      return new CheckpointSession(dir, manifest, new RestoredShards(dir), report, every, intervalMs, options.inputFingerprint);
     }
 
+    const inputFingerprint = await options.inputFingerprint;
     const previous = await readManifest(dir);
-    const manifest = previous ?? newManifest(options.model, options.inputFingerprint, options.dim ?? null);
+    const manifest = previous ?? newManifest(options.model, inputFingerprint, options.dim ?? null);
     if (previous) {
       // --force would discard what the interrupted run kept: the way out that keeps it comes first.
       const kept = previous.shards.reduce((sum, shard) => sum + shard.count, 0);
@@ -101,9 +120,9 @@ export class CheckpointSession {
           [`cannot resume: the checkpoint in ${dir} was made with other models; what differs (this run vs the checkpoint):`, ...differences, `resume with the interrupted run's models to keep its work, ${startOver}`].join('\n'),
         );
       }
-      if (previous.inputFingerprint !== options.inputFingerprint) {
+      if (previous.inputFingerprint !== inputFingerprint) {
         throw new CheckpointMismatchError(
-          `cannot resume: the checkpoint in ${dir} was made for a different input (fingerprint ${previous.inputFingerprint}, now ${options.inputFingerprint}); resume with its input to keep its work, ${startOver}`,
+          `cannot resume: the checkpoint in ${dir} was made for a different input (fingerprint ${previous.inputFingerprint}, now ${inputFingerprint}); resume with its input to keep its work, ${startOver}`,
         );
       }
       if (options.dim !== undefined && previous.dim !== null && previous.dim !== options.dim) {
@@ -144,7 +163,19 @@ export class CheckpointSession {
       }
     }
     await writeManifest(dir, manifest);
-    return new CheckpointSession(dir, manifest, restored, report, every, intervalMs);
+    return new CheckpointSession(dir, manifest, restored, report, every, intervalMs, inputFingerprint);
+  }
+
+  /** Writes the manifest once the input's fingerprint is known, listing the shards written until then (in turn with their writes). */
+  private async identify(inputFingerprint: Promise<string>): Promise<void> {
+    const fingerprint = await inputFingerprint;
+    this.writing = this.writing.then(async () => {
+      this.manifest.inputFingerprint = fingerprint;
+      await writeManifest(this.dir, this.manifest);
+      this.identified = true;
+    });
+    this.writing.catch((error) => (this.failure ??= error));
+    await this.writing;
   }
 
   /** Adds one newly computed result; writes a shard when `checkpointEvery` results are pending. */
@@ -176,10 +207,11 @@ export class CheckpointSession {
     });
   }
 
-  /** Flushes, optionally marks the run complete, and stops the timer. */
+  /** Flushes, optionally marks the run complete, and stops the timer (waiting for the manifest, see inputFingerprint). */
   async close(options: { complete?: boolean } = {}): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.flush();
+    await this.identity;
     this.closed = true;
     if (options.complete) {
       this.manifest.complete = true;
@@ -206,7 +238,9 @@ export class CheckpointSession {
     return freed;
   }
 
+  /** Items in shards a resume would trust (none before the manifest is written: see inputFingerprint). */
   get itemsStored(): number {
+    if (!this.identified) return 0;
     return this.manifest.shards.reduce((sum, s) => sum + s.count, 0);
   }
 
@@ -231,7 +265,7 @@ export class CheckpointSession {
       lastIndex,
       createdAt: new Date().toISOString(),
     });
-    await writeManifest(this.dir, this.manifest);
+    if (this.identified) await writeManifest(this.dir, this.manifest); // else listed by identify()
     this.shardsWritten++;
   }
 }

@@ -54,6 +54,20 @@ describe('run estimate', () => {
     }
   });
 
+  it('while the input is still being counted: no line and no ETA, then both from the next batch after setWork', () => {
+    let now = 0;
+    const e = new RunEstimate({ concurrency: 1, minTimedSeconds: 0, now: () => now });
+    now = 1_000;
+    expect(e.batch(1_000)).toBeUndefined(); // warm-up
+    now = 2_000;
+    expect(e.batch(1_000)).toBeUndefined(); // a rate (1,000 tokens/s), but nothing to extrapolate over yet
+    expect(e.secondsLeft()).toBeUndefined();
+    e.setWork(10, 10_000);
+    expect(e.secondsLeft()).toBe(8); // 8,000 tokens left at 1,000 tokens/s
+    now = 3_000;
+    expect(e.batch(1_000)).toBe('estimated ~10s for 10 frames (10,000 ESM-2 tokens) at 1,000 tokens/s (measured on this machine, after warm-up); ~7s left');
+  });
+
   it('rounds the rate to a whole number from 100 tokens/s up', () => {
     expect(estimateLine(1, 123_456, 0, 1234.56)).toBe('estimated ~1m40s for 1 frame (123,456 ESM-2 tokens) at 1,235 tokens/s (measured on this machine, after warm-up); ~1m40s left');
   });

@@ -10,7 +10,7 @@ import { boundHeapGrowth } from '../../../packages/cli/src/pipeline/main-heap.js
 import { usesWorkerProcesses } from '../../../packages/cli/src/pipeline/feature-pool.js';
 import { runPredict } from '../../../packages/cli/src/pipeline/run-predict.js';
 import { resolveModelPaths } from '../../../packages/cli/src/pipeline/resolve-models.js';
-import { createProgressReporter } from '../../../packages/cli/src/progress/progress-reporter.js';
+import { createProgressReporter, type ProgressReporter } from '../../../packages/cli/src/progress/progress-reporter.js';
 
 const [input, outDir, workers, modelsDir, chunkLength = '300', embeddingsDtype] = process.argv.slice(2);
 const options = resolvePredictOptions({
@@ -22,7 +22,18 @@ if (usesWorkerProcesses(options)) boundHeapGrowth();
 // The simulated workers say they score features of the MLP's size (the main process checks it before any frame goes).
 const { inputDim } = await loadMlp(resolveModelPaths(options).mlp);
 const plugin = { module: fileURLToPath(new URL('./simulated-scorer.mjs', import.meta.url)), export: 'simulatedScorerFactory', options: { featureDim: inputDim, ...(embeddingsDtype ? { withFeatures: true } : {}) } };
-const reporter = createProgressReporter({ quiet: true });
+const quiet = createProgressReporter({ quiet: true });
+/** When the first scored frame came back (a fresh run computes while its input is still being counted). */
+let firstFrameAt: number | undefined;
+const reporter: ProgressReporter = {
+  stage: (name, stageOptions) => {
+    const stage = quiet.stage(name, stageOptions);
+    return { ...stage, tick: (n, tokens) => ((firstFrameAt ??= performance.now()), stage.tick(n, tokens)) };
+  },
+  activity: (text) => quiet.activity(text),
+  log: (message) => quiet.log(message),
+  close: () => quiet.close(),
+};
 const cpu0 = process.cpuUsage();
 const t0 = performance.now();
 const summary = await runPredict(options, { reporter, featuresPlugin: plugin });
@@ -35,6 +46,7 @@ console.log(JSON.stringify({
   workers: Number(workers),
   ...(embeddingsDtype ? { saveEmbeddings: embeddingsDtype } : {}),
   wallSeconds: +wall.toFixed(2),
+  firstFrameSeconds: firstFrameAt === undefined ? null : +((firstFrameAt - t0) / 1000).toFixed(2),
   stageSeconds: summary.stageSeconds,
   framesPerSecond: Math.round(summary.frames / embedClassify),
   wallFramesPerSecond: Math.round(summary.frames / wall),

@@ -18,16 +18,18 @@ import { UsageError } from '../errors.js';
 import { openInputFile, renameInputInError } from '../fs/input-source.js';
 import type { ProgressReporter } from '../progress/progress-reporter.js';
 import { byteSize } from '../progress/byte-size.js';
+import { plural } from '../progress/plural.js';
 import { RunSummaryBuilder, type RunSummary } from '../progress/run-summary.js';
 import { acceptOutDir } from './accept-out-dir.js';
 import { startFeaturePool, usesWorkerProcesses } from './feature-pool.js';
-import { countFrames } from './input-count.js';
+import { countFrames, type FrameCounts } from './input-count.js';
 import { inputNotes } from './input-notes.js';
 import { InputCheck } from './input-check.js';
 import { startPipelineTrace } from './pipeline-trace.js';
 import { describeModel } from './model-identity.js';
 import { demoModelsFolder, resolveModelPaths, type ModelPaths } from './resolve-models.js';
 import { followRun } from './run-progress.js';
+import { runBesideCount } from './run-beside-count.js';
 import { RunOutputs } from './run-outputs.js';
 import { CHECKPOINT_DIR, stopBeforeTheRun, stopDuringTheRun } from './stop-signals.js';
 import { selectShard, type ShardSelection } from '../sharding/shard-plan.js';
@@ -82,9 +84,10 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   // --shard K/N: this job's records (lengths read first to balance the parts); the whole input is still checked.
   const reading = reporter.activity(`reading ${inputName === '-' ? 'standard input' : inputName}`);
   const shard = options.shard ? await selectShard(options.input, options.shard) : undefined;
-  // Read the whole input once before any result is written: a malformed file fails the run leaving nothing behind,
-  // and the count gives the progress bar its total. It runs on this thread while the models load on the pool's
-  // (1M frames: ~6 s that the GPU no longer waits for); the input's error, if any, is the one reported.
+  // Read the whole input once before any result is published: a malformed file fails the run leaving nothing behind,
+  // and the count gives the progress bar its total and the checkpoint the input's fingerprint. It runs on this thread
+  // while the models load on the pool's, and a fresh run's compute starts beside it (10^8 frames: minutes that the
+  // GPUs no longer wait for); the input's error, if any, is the one reported.
   const countStart = Date.now();
   let countSeconds = 0;
   const check = new InputCheck(options.input, options.input, options.allowNonDna);
@@ -145,14 +148,18 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
   let workersClosing: Promise<void> | undefined;
   const cleanUp = () => outputs.discard(checkpoint);
   try {
-    const totals = await counting;
+    // --resume compares the input's fingerprint with its checkpoint's before a frame is computed: it waits for the
+    // count. A fresh run computes at once; its checkpoint is written without a manifest until the fingerprint comes
+    // (docs/architecture.md, "Check and count").
+    if (options.resume) await counting;
     try {
       assertFeaturesFit(mlp.inputDim, features, models.mlp);
     } catch (err) {
       throw err instanceof FeatureMismatchError ? new UsageError(err.message) : err;
     }
-    const inputFingerprint = totals.fingerprint;
-    const opened = await openRunCheckpoint(options, models, inputFingerprint, features);
+    const fingerprint = counting.then((counts) => counts.fingerprint);
+    fingerprint.catch(() => undefined); // the count's failure is handled where `counting` is awaited
+    const opened = await openRunCheckpoint(options, models, fingerprint, features);
     checkpoint = opened;
     // Once the run is accepted (input, models, out-dir, checkpoint), so that every refusal stays one line.
     const demo = demoModelsFolder(models);
@@ -162,7 +169,6 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const embeddingsDir = join(options.outDir, SAVED_EMBEDDINGS_DIR);
     if (existsSync(embeddingsDir)) await removeStaleTempFiles(embeddingsDir); // a killed --save-embeddings run's shards
     sayWhatWasRestored(opened, options.resume, (m) => reporter.log(m));
-    summary.addStageSeconds('count', countSeconds);
 
     // report.html's data gathered as the records are written (a run of 10^8 frames need not read ~25 GB back for it).
     const report = new ReportCollector();
@@ -184,16 +190,17 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     const intermediate = options.keepIntermediate
       ? outputs.add(await PrepWriter.open(prepOutputPaths(options.outDir, inputStem(inputName === '-' ? 'stdin' : inputName), options.length)))
       : undefined;
+    /** The input's count, once it has ended (at once on --resume). */
+    let totals: FrameCounts | undefined;
     if (io.handleSignals) {
       removeSignalHandlers();
       removeSignalHandlers = stopDuringTheRun(
         { closeWorkers: () => features.pool.close({ graceMs: 0 }), flushCheckpoint: () => opened.flush(), kept: () => opened.itemsStored, cleanUp },
-        { total: totals.frames, inputName, outDir: options.outDir },
+        { total: () => totals?.frames, inputName, outDir: options.outDir },
         (m) => reporter.log(m),
       );
     }
 
-    for (const line of inputNotes(totals, options.minLength)) reporter.log(line);
     const shardRecords = shard ? outputs.add(await ShardRecordsWriter.create(options.outDir)) : undefined;
     const records = recordsOfThisRun(options.input, shard, options.minLength, (record, inputRecord) => {
       // Skipped (--min-length): a sequence_summary.tsv row, called 'skipped', and nothing else.
@@ -201,7 +208,15 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
       embeddings?.declareSkippedRecord(record.id, record.sequence.length, recordFacts(record));
       shardRecords?.add({ inputRecord, id: record.id });
     });
-    const progress = followRun(reporter, summary, features, totals, opened.report.restoredItems);
+    const progress = followRun(reporter, summary, features, opened.report.restoredItems);
+    // What the count says once it ends, while the frames are computed: the bar's total, the notes on the input.
+    const counted = counting.then((counts) => {
+      totals = counts;
+      progress.counted(counts);
+      for (const line of inputNotes(counts, options.minLength)) reporter.log(line);
+      return counts;
+    });
+    counted.catch(() => undefined); // awaited beside the run below
     summary.startStage('embed+classify');
     // The package's pipeline (@virnucpro/predict runPrediction), with this run's checkpoint and progress. The frames
     // are scored in the workers; fp8's frames scored near 0.5 get a second look in bf16 (--refine-margin).
@@ -222,8 +237,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     });
     if (run.refinement) summary.setRefinement(run.refinement.margin, run.refinement.precision);
     const trace = startPipelineTrace(() => ({ ...run.stats, classified: writer.rows, freeCredit: features.pool.freeCredit() }));
+    let counts: FrameCounts;
     try {
-      summary.frames = await run.done;
+      [summary.frames, counts] = await runBesideCount(run.done, counted, () => features.pool.close({ graceMs: 0 }));
     } finally {
       trace.stop(); // on a failed run too: the file ends with the counters where it stopped
     }
@@ -231,20 +247,21 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     // takes a second or two that the run need not wait for twice).
     workersClosing = features.close();
     progress.finish();
+    summary.addStageSeconds('count', countSeconds);
     summary.endStage('embed+classify');
 
     await summary.time('write', () => outputs.complete());
     await opened.close({ complete: true });
     removeSignalHandlers();
-    summary.sequences = totals.sequences;
-    if (options.minLength !== undefined) summary.minLength = { minLength: options.minLength, skippedSequences: totals.skipped };
-    summary.chunks = totals.chunks;
+    summary.sequences = counts.sequences;
+    if (options.minLength !== undefined) summary.minLength = { minLength: options.minLength, skippedSequences: counts.skipped };
+    summary.chunks = counts.chunks;
     summary.resumedSequences = run.stats.resumedSequences;
     summary.setFeatures(features.telemetry(), usesWorkerProcesses(options));
     const result = summary.build('complete');
     if (shard) {
       // shard_records.tsv is published with the results, before run_summary.json (which marks the shard finished).
-      result.shard = shardSummary(shard, inputFingerprint, result, models);
+      result.shard = shardSummary(shard, counts.fingerprint, result, models);
     }
     if (embeddings) result.embeddings = { folder: SAVED_EMBEDDINGS_DIR, dtype: options.embeddingsDtype ?? 'fp32', frames: embeddings.frames, shards: embeddings.shardsWritten };
     await outputs.publish(result);
@@ -258,8 +275,9 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     return result;
   } catch (err) {
     removeSignalHandlers();
+    workersClosing ??= features.close(); // now: a fresh run's count may still have a while to go below
     await cleanUp();
-    throw err;
+    return await afterInputCheck(err); // the input's error wins, as when the input was read first
   } finally {
     await (workersClosing ?? features.close()).catch(() => undefined);
   }
@@ -278,7 +296,7 @@ async function requireInputFile(input: string): Promise<void> {
  * MLP, the chunk length, the precision and fp8's refinement margin), the shard and the input; a refused --resume
  * is a usage error.
  */
-function openRunCheckpoint(options: PredictOptions, models: ModelPaths, inputFingerprint: string, features: Features): Promise<CheckpointSession> {
+function openRunCheckpoint(options: PredictOptions, models: ModelPaths, inputFingerprint: Promise<string>, features: Features): Promise<CheckpointSession> {
   const refines = features.refinesTo !== undefined && (options.refineMargin ?? DEFAULT_REFINE_MARGIN) > 0;
   return openCheckpoint({
     dir: join(options.outDir, CHECKPOINT_DIR),
@@ -301,10 +319,17 @@ function openRunCheckpoint(options: PredictOptions, models: ModelPaths, inputFin
   });
 }
 
-/** What --resume found in the checkpoint: frames restored, shards that failed verification (recomputed). */
+/**
+ * What --resume found in the checkpoint: frames restored, or none (shards that no manifest lists are removed: those of
+ * a run stopped before it had read its input through, which had no identity yet), shards that failed verification.
+ */
 function sayWhatWasRestored(checkpoint: CheckpointSession, resume: boolean, log: (line: string) => void): void {
-  const { restoredItems, verifiedShards, droppedShards } = checkpoint.report;
+  const { restoredItems, verifiedShards, droppedShards, strayFiles } = checkpoint.report;
   if (resume && restoredItems > 0) log(`resuming: ${restoredItems} frames restored from ${verifiedShards} checkpoint shard(s)`);
+  if (resume && restoredItems === 0) {
+    const unlisted = strayFiles.length > 0 ? ` (removed ${plural(strayFiles.length, 'file')} that no manifest lists, as a run stopped before it had read its input through leaves)` : '';
+    log(`resuming: nothing to restore in ${checkpoint.dir}${unlisted}; every frame is computed`);
+  }
   for (const dropped of droppedShards) log(`checkpoint shard ${dropped.file} discarded (${dropped.reason}); its frames are recomputed`);
 }
 

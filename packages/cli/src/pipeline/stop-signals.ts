@@ -23,11 +23,12 @@ export function stopBeforeTheRun(outDir: string, outDirExisted: boolean, log: (l
 /**
  * Once frames are computed, SIGINT / SIGTERM stop the workers at once (a batch in progress is not waited for: its
  * frames are recomputed on --resume), keep the frames already finished as a checkpoint shard, clean up, say what
- * was kept and how to continue, and exit 130 / 143. Returns the remover.
+ * was kept and how to continue, and exit 130 / 143. Returns the remover. `total`: the input's frames, undefined
+ * while it is still being counted (then the checkpoint has no identity yet and keeps nothing).
  */
 export function stopDuringTheRun(
   stop: { closeWorkers(): Promise<void>; flushCheckpoint(): Promise<void>; kept(): number; cleanUp(): Promise<void> },
-  what: { total: number; inputName: string; outDir: string },
+  what: { total: () => number | undefined; inputName: string; outDir: string },
   log: (line: string) => void,
 ): () => void {
   return onTerminationSignal(
@@ -36,14 +37,15 @@ export function stopDuringTheRun(
       await stop.flushCheckpoint();
       const kept = stop.kept();
       await stop.cleanUp();
-      log(stoppedLine(kept, what.total, what.inputName, what.outDir));
+      log(stoppedLine(kept, what.total(), what.inputName, what.outDir));
     },
     { log },
   );
 }
 
 /** What a stopped run kept, and the command that continues it (this process's, less --force, plus --resume). */
-function stoppedLine(kept: number, total: number, inputName: string, outDir: string): string {
+function stoppedLine(kept: number, total: number | undefined, inputName: string, outDir: string): string {
+  if (total === undefined) return 'stopped before the input was read through (a checkpoint needs its fingerprint), so nothing was kept';
   if (kept === 0) return 'no frame was finished, so nothing was kept';
   const how = inputName === '-' ? 'with the same input on standard input' : 'with the same models and options';
   return `kept ${kept.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} frames in ${join(outDir, CHECKPOINT_DIR)}; continue ${how}: ${resumeCommand()}`;

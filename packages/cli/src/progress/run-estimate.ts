@@ -2,10 +2,13 @@ import { plural } from './plural.js';
 import { formatDuration } from './progress-reporter.js';
 
 export interface RunEstimateOptions {
-  /** Frames this run computes (the input's, less those restored from a checkpoint). */
-  frames: number;
-  /** Their ESM-2 tokens (what batches are packed on, and what the time goes with). */
-  tokens: number;
+  /**
+   * Frames this run computes (the input's, less those restored from a checkpoint), and their ESM-2 tokens (what
+   * batches are packed on, and what the time goes with); left out while the input is still being counted (a fresh
+   * run computes beside its count): `setWork` gives them once known.
+   */
+  frames?: number;
+  tokens?: number;
   /** Batches computed at once (worker processes; 1 in-process): one round of them is the warm-up. */
   concurrency: number;
   /** The shortest time after warm-up the rate is measured over (default MIN_TIMED_SECONDS). */
@@ -29,11 +32,18 @@ export class RunEstimate {
   private warmUp?: { at: number; tokens: number };
   private lastBatchAt = 0;
   private said = false;
+  private work?: { frames: number; tokens: number };
   private readonly now: () => number;
   private readonly round: number;
   constructor(private readonly options: RunEstimateOptions) {
     this.now = options.now ?? Date.now;
     this.round = Math.max(1, options.concurrency);
+    if (options.frames !== undefined && options.tokens !== undefined) this.work = { frames: options.frames, tokens: options.tokens };
+  }
+
+  /** The frames and tokens of the run, once counted: the estimate (line and ETA) waits for them. */
+  setWork(frames: number, tokens: number): void {
+    this.work = { frames, tokens };
   }
 
   /** A batch of `tokens` is done; returns the estimate line the first time there is a measured rate. */
@@ -43,9 +53,9 @@ export class RunEstimate {
     this.lastBatchAt = this.now();
     if (this.batches === this.round) this.warmUp = { at: this.lastBatchAt, tokens: this.tokensDone };
     const rate = this.tokensPerSecond();
-    if (this.said || rate === undefined) return undefined;
+    if (this.said || rate === undefined || !this.work) return undefined;
     this.said = true;
-    return estimateLine(this.options.frames, this.options.tokens, this.tokensDone, rate);
+    return estimateLine(this.work.frames, this.work.tokens, this.tokensDone, rate);
   }
 
   /**
@@ -60,11 +70,11 @@ export class RunEstimate {
     return seconds >= (this.options.minTimedSeconds ?? MIN_TIMED_SECONDS) && seconds > 0 && tokens > 0 ? tokens / seconds : undefined;
   }
 
-  /** The tokens not done yet at the measured rate, less the time the batch in progress has run; undefined before a rate. */
+  /** The tokens not done yet at the measured rate, less the time the batch in progress has run; undefined before a rate (or the count). */
   secondsLeft(): number | undefined {
     const rate = this.tokensPerSecond();
-    if (rate === undefined) return undefined;
-    return Math.max(0, Math.max(0, this.options.tokens - this.tokensDone) / rate - (this.now() - this.lastBatchAt) / 1000);
+    if (rate === undefined || !this.work) return undefined;
+    return Math.max(0, Math.max(0, this.work.tokens - this.tokensDone) / rate - (this.now() - this.lastBatchAt) / 1000);
   }
 }
 
