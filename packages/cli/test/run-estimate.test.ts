@@ -5,7 +5,8 @@ import { StageCounter } from '../src/progress/progress-reporter.js';
 describe('run estimate', () => {
   it('times the batches after the warm-up one and extrapolates over the tokens', () => {
     let now = 0;
-    const e = new RunEstimate({ frames: 6_000, tokens: 1_000_000, concurrency: 1, now: () => now });
+    const e = new RunEstimate({ concurrency: 1, now: () => now });
+    e.setWork(6_000, 1_000_000);
     now = 90_000; // the first batch: compilation, caches; not timed
     expect(e.batch(4_000)).toBeUndefined();
     expect(e.secondsLeft()).toBeUndefined();
@@ -24,7 +25,8 @@ describe('run estimate', () => {
 
   it('with several workers, the first round of batches is the warm-up and a second round is timed', () => {
     let now = 0;
-    const e = new RunEstimate({ frames: 100, tokens: 100_000, concurrency: 2, now: () => now });
+    const e = new RunEstimate({ concurrency: 2, now: () => now });
+    e.setWork(100, 100_000);
     now = 10_000;
     expect(e.batch(1_000)).toBeUndefined();
     now = 10_500;
@@ -38,7 +40,8 @@ describe('run estimate', () => {
 
   it('times the rate over at least 10 s after warm-up: batches queued ahead finish in a bunch at first', () => {
     let now = 0;
-    const e = new RunEstimate({ frames: 1_000, tokens: 1_000_000, concurrency: 1, now: () => now });
+    const e = new RunEstimate({ concurrency: 1, now: () => now });
+    e.setWork(1_000, 1_000_000);
     now = 5_000;
     expect(e.batch(30_000)).toBeUndefined(); // warm-up
     now = 5_300;

@@ -2,13 +2,6 @@ import { plural } from './plural.js';
 import { formatDuration } from './progress-reporter.js';
 
 export interface RunEstimateOptions {
-  /**
-   * Frames this run computes (the input's, less those restored from a checkpoint), and their ESM-2 tokens (what
-   * batches are packed on, and what the time goes with); left out while the input is still being counted (a fresh
-   * run computes beside its count): `setWork` gives them once known.
-   */
-  frames?: number;
-  tokens?: number;
   /** Batches computed at once (worker processes; 1 in-process): one round of them is the warm-up. */
   concurrency: number;
   /** The shortest time after warm-up the rate is measured over (default MIN_TIMED_SECONDS). */
@@ -38,10 +31,13 @@ export class RunEstimate {
   constructor(private readonly options: RunEstimateOptions) {
     this.now = options.now ?? Date.now;
     this.round = Math.max(1, options.concurrency);
-    if (options.frames !== undefined && options.tokens !== undefined) this.work = { frames: options.frames, tokens: options.tokens };
   }
 
-  /** The frames and tokens of the run, once counted: the estimate (line and ETA) waits for them. */
+  /**
+   * The frames this run computes (the input's, less those restored from a checkpoint) and their ESM-2 tokens (what
+   * batches are packed on, and what the time goes with), once counted: the estimate (line and ETA) waits for them
+   * (a fresh run computes beside its count).
+   */
   setWork(frames: number, tokens: number): void {
     this.work = { frames, tokens };
   }
