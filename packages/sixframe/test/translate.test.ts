@@ -107,6 +107,26 @@ describe('identifyFrames (prediction mode)', () => {
     }
     expect(mismatches).toEqual([]);
   });
+
+  it('agrees with it on reads and chunks up to 500 bases with few stops, lower case, IUPAC letters and text beyond ASCII', () => {
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    // Alphabets where stops are rare, so that most frames are kept and translated whole.
+    const alphabets = ['GCGCGCATC', 'GCCGCAgcNNGG', 'ACGTRYKM', 'GCGCacgtß-', 'GCCGGC\u00e9T'];
+    const mismatches: string[] = [];
+    let kept = 0;
+    for (let i = 0; i < 2000; i++) {
+      const alphabet = alphabets[i % alphabets.length];
+      const n = [150, 300, 500, 299, 301, 1, 2, 3, 4][i % 9];
+      let s = '';
+      for (let j = 0; j < n; j++) s += alphabet[next() % alphabet.length];
+      const frames = identifyFrames('q', s);
+      kept += frames.length;
+      if (JSON.stringify(frames) !== JSON.stringify(pythonIdentify('q', s))) mismatches.push(s);
+    }
+    expect(mismatches).toEqual([]);
+    expect(kept).toBeGreaterThan(2000); // the comparison covered kept frames, not only dropped ones
+  });
 });
 
 /** units.py::identify_seq (prediction mode) after process_record's upper(), plus the writer's protein != '' filter. */
