@@ -86,3 +86,32 @@ describe('ReportCollector fed by the writer', () => {
     await expect(PredictionWriter.create(join(root, 'no-chunk-files'), { report: new ReportCollector() })).rejects.toThrow(/report needs/);
   });
 });
+
+describe('ReportCollector reading chunk_scores.tsv lines', () => {
+  it("takes each line's start, end, score and call as a split on tabs gives them, short and long lines included", () => {
+    const lines = [
+      'r\tr_chunk_1\t1\t300\t2\t0.75\tF1\tvirus',
+      'r\tr_chunk_2\t301\t600\t1\t0.25\tR2\tothers',
+      'r\tr_chunk_3\t601\t900\t0\t\t\tunscored',
+      'r\tr_chunk_4\t901\t1200', // no score, no call
+      'r\tr_chunk_5\t1201\t1500\t1\t0.5\tF3\tvirus\textra', // a field more: the call is still the eighth
+    ];
+    const collector = new ReportCollector({ maxTrackPoints: 1000 });
+    collector.addRecord('r\t1500\t5\t3\t2\t0.4000\t0\t0\t0.75\tvirus\t0.0000', lines, []);
+    const data = collector.data({});
+    // The expectations, by split.
+    const fields = lines.map((line) => line.split('\t'));
+    const calls: Record<string, number> = { virus: 0, others: 0, unscored: 0 };
+    for (const f of fields) calls[String(f[7])] = (calls[String(f[7])] ?? 0) + 1;
+    expect(data.counts.chunkCalls).toEqual(calls);
+    const virusBins = data.histogram.virus.flatMap((n, bin) => (n ? [[bin, n]] : []));
+    const othersBins = data.histogram.others.flatMap((n, bin) => (n ? [[bin, n]] : []));
+    expect(virusBins).toEqual([[25, 1], [37, 1]]);
+    expect(othersBins).toEqual([[12, 1]]);
+    const track = data.tracks.r;
+    expect(track.start).toEqual(fields.map((f) => Number(f[2])));
+    expect(track.end).toEqual(fields.map((f) => Number(f[3])));
+    expect(track.score).toEqual([750, 250, -1, -1, 500]);
+    expect(track.viral).toEqual([1, 0, 0, 0, 1]);
+  });
+});
