@@ -1,5 +1,5 @@
 import { AMINO_ACID_CODE, BASE_INDEX, STOP_CODE } from './codon-table.js';
-import { reverseComplement } from './reverse-complement.js';
+import { COMPLEMENT_CODE, reverseComplement } from './reverse-complement.js';
 
 /** One kept reading frame: id `{chunkId}F1..F3|R1..R3`, the nucleotide slice and its translation. */
 export interface Frame {
@@ -35,7 +35,7 @@ export function identifyFrames(id: string, sequence: string): Frame[] {
   const bytes = textScratch;
   countStopFreeCodons(bytes, 0, n);
   const maxProtein = Math.max(0, Math.floor(n / 3));
-  if (scratch.length < maxProtein + 1) scratch = new Uint8Array(maxProtein * 2 + 2);
+  if (scratch.length < maxProtein) scratch = new Uint8Array(maxProtein * 2);
   const frames: Frame[] = [];
   let upper: string | undefined;
   for (let f = 0; f < 6; f++) {
@@ -192,17 +192,12 @@ function reverseComplementAscii(bytes: Uint8Array, n: number, from: number, to: 
 
 let strandScratch = new Uint8Array(512);
 
-/** ASCII byte → its upper case, complemented if that is A, C, G or T (reverseComplement's rule after the upper case). */
+/** ASCII byte → the complement of its upper case (reverseComplement's rule, applied after the upper-casing). */
 const COMPLEMENT_OF_UPPER: Uint8Array = (() => {
-  const table = new Uint8Array(256);
-  for (let c = 0; c < 256; c++) table[c] = c;
+  const table = Uint8Array.from({ length: 256 }, (_, c) => c);
   for (let c = 0; c < 128; c++) {
     const upper = String.fromCharCode(c).toUpperCase();
-    table[c] = upper.length === 1 ? upper.charCodeAt(0) : c;
-  }
-  for (const [from, to] of [['A', 'T'], ['C', 'G'], ['G', 'C'], ['T', 'A']]) {
-    table[from.charCodeAt(0)] = to.charCodeAt(0);
-    table[from.toLowerCase().charCodeAt(0)] = to.charCodeAt(0);
+    table[c] = COMPLEMENT_CODE[upper.length === 1 ? upper.charCodeAt(0) : c];
   }
   return table;
 })();

@@ -14,7 +14,14 @@ export function reverseComplement(sequence: string): string {
   return out;
 }
 
+const COMPLEMENT_PAIRS = [['A', 'T'], ['C', 'G'], ['G', 'C'], ['T', 'A'], ['a', 't'], ['c', 'g'], ['g', 'c'], ['t', 'a']] as const;
+
 const COMPLEMENT_CHAR: Record<number, string> = {};
-for (const [from, to] of [['A', 'T'], ['C', 'G'], ['G', 'C'], ['T', 'A'], ['a', 't'], ['c', 'g'], ['g', 'c'], ['t', 'a']]) {
-  COMPLEMENT_CHAR[from.charCodeAt(0)] = to;
-}
+for (const [from, to] of COMPLEMENT_PAIRS) COMPLEMENT_CHAR[from.charCodeAt(0)] = to;
+
+/** The same rule on bytes: a byte's complement code, or the byte itself when it is not A, C, G or T (either case). */
+export const COMPLEMENT_CODE: Uint8Array = (() => {
+  const table = Uint8Array.from({ length: 256 }, (_, c) => c);
+  for (const [from, to] of COMPLEMENT_PAIRS) table[from.charCodeAt(0)] = to.charCodeAt(0);
+  return table;
+})();
