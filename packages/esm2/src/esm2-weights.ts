@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { halfToFloat } from '@virnucpro/ops';
+import { halfToFloat, uploadBuffers } from '@virnucpro/ops';
 import { toFloat32, type TensorData } from '@virnucpro/weights';
 import { canonicalLayout, type Esm2Layout } from './checkpoint-layout.js';
 import type { CanonicalName } from './checkpoint-names.js';
@@ -92,8 +92,11 @@ export function createEsm2Weights(config: Esm2Config, tensors: ReadonlyMap<Canon
 /** Canonical tensors read from a checkpoint on demand (openEsm2Checkpoint). */
 export interface Esm2TensorReader {
   has(name: CanonicalName): boolean;
-  /** The named tensors' data, read now (each read once: its host memory is the caller's to drop). */
-  read(names: readonly CanonicalName[]): Promise<Map<CanonicalName, TensorData>>;
+  /**
+   * The named tensors' data, read now (each read once: its host memory is the caller's to drop), into
+   * `allocate`'s buffers where the reader reads from a file (@virnucpro/ops uploadBuffers).
+   */
+  read(names: readonly CanonicalName[], allocate?: (byteLength: number) => ArrayBuffer): Promise<Map<CanonicalName, TensorData>>;
 }
 
 /**
@@ -105,10 +108,13 @@ export interface Esm2TensorReader {
 export async function uploadEsm2Weights(config: Esm2Config, reader: Esm2TensorReader, ahead = 2): Promise<Esm2Weights> {
   const shared = reader.has('rot_emb.inv_freq') ? (await reader.read(['rot_emb.inv_freq'])).get('rot_emb.inv_freq') : undefined;
   const reads = new Map<number, Promise<Map<CanonicalName, TensorData>>>();
+  // The layers' tensors are read into the backend's upload buffers (cuda: page-locked, each tensor's upload a DMA)
+  // and given back once the layer's tensors are made.
+  const buffers = uploadBuffers();
   const startReading = (i: number) => {
     if (i >= config.numLayers || reads.has(i)) return;
     const names = layerTensorNames(i).filter((n) => reader.has(n));
-    const read = reader.read(names);
+    const read = reader.read(names, buffers.allocate);
     read.catch(() => undefined); // awaited in its turn; a failure then is the one reported
     reads.set(i, read);
   };
@@ -119,6 +125,7 @@ export async function uploadEsm2Weights(config: Esm2Config, reader: Esm2TensorRe
       const tensors = await reads.get(i)!;
       reads.delete(i);
       layers.push(createLayerWeights(config, i, (name) => tensors.get(name)!, tensors.get(`layers.${i}.self_attn.rot_emb.inv_freq`) ?? shared));
+      for (const t of tensors.values()) buffers.release(t.data.buffer as ArrayBuffer);
     }
     const outer = await reader.read(['embed_tokens.weight', 'emb_layer_norm_after.weight', 'emb_layer_norm_after.bias']);
     return { ...createOuterWeights((name) => outer.get(name)!), layers };

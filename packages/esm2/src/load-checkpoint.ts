@@ -73,8 +73,8 @@ export async function openEsm2Checkpoint(path: string): Promise<OpenedEsm2Checkp
       config,
       source: file,
       has: (name) => entries.has(name),
-      read: async (wanted) => {
-        const read = await Promise.all(wanted.map((name) => safetensors.readTensor(fileNames.get(name) ?? name)));
+      read: async (wanted, allocate) => {
+        const read = await Promise.all(wanted.map((name) => safetensors.readTensor(fileNames.get(name) ?? name, allocate)));
         return new Map(wanted.map((name, i) => [name, read[i]]));
       },
       close: () => safetensors.close(),

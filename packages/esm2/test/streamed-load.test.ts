@@ -72,6 +72,42 @@ describe('ESM-2 weights read as they are uploaded', () => {
     expect(events.indexOf('read 1')).toBeLessThan(events.indexOf('got 0'));
   });
 
+  it("reads each layer into the backend's upload buffers and gives every one back once the layer's tensors exist", async () => {
+    // The cpu backend, lent the upload-buffer methods a GPU backend has (@virnucpro/ops uploadBuffers).
+    const backend = tf.backend() as unknown as Record<string, unknown>;
+    const allocated = new Set<ArrayBuffer>();
+    const released: ArrayBuffer[] = [];
+    const tensorsAtRelease: number[] = [];
+    backend.uploadBuffer = (bytes: number) => {
+      const buffer = new ArrayBuffer(bytes);
+      allocated.add(buffer);
+      return buffer;
+    };
+    backend.releaseUploadBuffer = (buffer: ArrayBuffer) => {
+      released.push(buffer);
+      tensorsAtRelease.push(tf.memory().numTensors);
+    };
+    try {
+      const before = tf.memory().numTensors;
+      const checkpoint = await openEsm2Checkpoint(fixtureDir);
+      const weights = await uploadEsm2Weights(checkpoint.config, checkpoint, 1);
+      await checkpoint.close();
+      expect(valuesOf(weights)).toEqual(whole);
+      // Every layer tensor came from an upload buffer, and each buffer went back once, after its layer was made.
+      expect(allocated.size).toBeGreaterThanOrEqual(16 * checkpoint.config.numLayers);
+      expect(new Set(released)).toEqual(allocated);
+      expect(released.length).toBe(allocated.size);
+      const perLayer = allocated.size / checkpoint.config.numLayers;
+      for (let layer = 0; layer < checkpoint.config.numLayers; layer++) {
+        expect(tensorsAtRelease[layer * perLayer]).toBeGreaterThanOrEqual(before + (layer + 1) * 12); // its 12 tensors made
+      }
+      disposeEsm2Weights(weights);
+    } finally {
+      delete backend.uploadBuffer;
+      delete backend.releaseUploadBuffer;
+    }
+  });
+
   it('a file cut short is refused when it is opened, naming it (its header points past its end)', async () => {
     const file = join(tmp, 'model.safetensors');
     const bytes = readFileSync(join(fixtureDir, 'model.safetensors'));

@@ -32,6 +32,7 @@ export { queryBlockRows } from './query-block-rows.js';
 export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
 export { calibrateQuantisation } from './quantisation-calibration.js';
+export { uploadBuffers, type UploadBuffers } from './upload-buffers.js';
 export { inModelBlock } from './model-block.js';
 export { inRefinementPrecision } from './refinement-precision.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';

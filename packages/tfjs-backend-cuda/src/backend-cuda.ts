@@ -20,6 +20,7 @@ import { koffi } from './koffi.js';
 import { KernelLibrary, type ArgSignature, type CudaSource } from './kernel-library.js';
 import { findCudaLibraries, type CudaLibraries } from './library-discovery.js';
 import { Nvrtc } from './nvrtc.js';
+import { PageLockedArena } from './page-locked-arena.js';
 import { bytesPerElement, defaultPrecision, elementsPerWord, floatStorage, storageDefine, type Precision, type StorageType } from './precision.js';
 
 export interface CudaBackendOptions {
@@ -131,6 +132,8 @@ export class CudaBackend extends KernelBackend {
   readonly nvrtcVersion: string;
   private readonly data: DataStorage<TensorData>;
   private readonly staging: { ptr: bigint; bytes: number; busy: boolean }[] = [];
+  /** Page-locked buffers that weights are read into (@virnucpro/ops uploadBuffers); undefined when switched off. */
+  private readonly pageLocked: PageLockedArena | undefined;
   private readonly constants = new Map<string, DevicePtr>();
   private profiler: KernelProfiler | undefined;
   private utilization: GpuUtilizationSampler | undefined;
@@ -221,6 +224,8 @@ export class CudaBackend extends KernelBackend {
     this.driver.useDevice(ordinal);
     this.stream = this.driver.createStream();
     this.allocator = new CachingAllocator(this.driver);
+    // VIRNUCPRO_PAGE_LOCKED_WEIGHTS=0: weights read into plain memory and copied from it (the A/B); the same bytes.
+    this.pageLocked = process.env.VIRNUCPRO_PAGE_LOCKED_WEIGHTS === '0' ? undefined : new PageLockedArena(this.driver, koffiView);
     this.precision = options.precision ?? defaultPrecision;
     // FP8 tensor cores came with Ada (sm_89) and Hopper (sm_90): on an older GPU every FP8 GEMM would fall back to
     // bf16 on fp8-rounded inputs, costing accuracy for nothing.
@@ -462,19 +467,38 @@ export class CudaBackend extends KernelBackend {
   private upload(ptr: DevicePtr, values: BackendValues, size: number, storage: StorageType): void {
     if (storage === 'i32') {
       const ints = values instanceof Int32Array ? values : Int32Array.from(values as ArrayLike<number>);
-      this.driver.copyHtoD(ptr, ints, size * 4, this.stream);
+      this.copyToDevice(ptr, ints, size * 4);
       return;
     }
     const floats = values instanceof Float32Array ? values : Float32Array.from(values as ArrayLike<number>);
     if (storage === 'f32') {
-      this.driver.copyHtoD(ptr, floats, size * 4, this.stream);
+      this.copyToDevice(ptr, floats, size * 4);
       return;
     }
     // fp32 up, converted on the GPU: the host never touches a half.
     const temp = this.allocator.alloc(size * 4);
-    this.driver.copyHtoD(temp, floats, size * 4, this.stream);
+    this.copyToDevice(temp, floats, size * 4);
     this.launch(castSource, 'f32_to_t', [], blocks(size), [THREADS, 1, 1], 0, 'ppl', temp, ptr, size);
     this.allocator.release(temp);
+  }
+
+  /** Queues a copy of host bytes to the device: a DMA from page-locked memory (uploadBuffer's), else from a JS array. */
+  private copyToDevice(dst: DevicePtr, src: ArrayBufferView, bytes: number): void {
+    const pinned = this.pageLocked?.pointerOf(src);
+    this.driver.copyHtoD(dst, pinned ?? src, bytes, this.stream);
+  }
+
+  /**
+   * Host memory to read data into that is uploaded next (@virnucpro/ops uploadBuffers): page-locked, so that a tensor
+   * made from it goes up as a DMA queued on the stream. Give it back with releaseUploadBuffer once its tensors are made.
+   */
+  uploadBuffer(bytes: number): ArrayBuffer {
+    return this.pageLocked ? this.pageLocked.allocate(bytes) : new ArrayBuffer(bytes);
+  }
+
+  /** Gives an uploadBuffer back; its memory is reused once the copies queued from it have run. */
+  releaseUploadBuffer(buffer: ArrayBuffer): void {
+    this.pageLocked?.release(buffer, this.stream);
   }
 
   /** Output tensor of the given shape, uninitialised. */

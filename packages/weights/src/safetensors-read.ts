@@ -50,11 +50,14 @@ export class SafetensorsFile {
     return [...this.entries.keys()];
   }
 
-  async readTensor(name: string): Promise<TensorData> {
+  /**
+   * One tensor's data, read now into a fresh ArrayBuffer, or into `allocate(byteLength)`'s (e.g. memory a GPU
+   * uploads from without a copy); its offset 0 must be aligned for the element type, as a fresh one is.
+   */
+  async readTensor(name: string, allocate: (byteLength: number) => ArrayBuffer = (n) => new ArrayBuffer(n)): Promise<TensorData> {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`${this.path}: no tensor named "${name}"`);
-    // A fresh ArrayBuffer per tensor: offset 0 is aligned for every element type.
-    const buffer = new ArrayBuffer(entry.byteLength);
+    const buffer = allocate(entry.byteLength);
     await readExactly(this.handle, new Uint8Array(buffer), entry.fileOffset, `${this.path}: tensor "${name}"`);
     const data = typedArrayFor(entry.dtype, buffer, 0, entry.byteLength / bytesPerElement(entry.dtype));
     return { dtype: entry.dtype, shape: [...entry.shape], data };

@@ -77,6 +77,11 @@ describe('readSafetensors on Python-written fixtures', () => {
       expect(file.names.length).toBe(28);
       const t = await file.readTensor('embeddings.word_embeddings.weight');
       expect(t.shape).toEqual([4096, 64]);
+      // Into the caller's memory (a GPU's page-locked buffer): the same values, in the buffer it was handed.
+      const given: ArrayBuffer[] = [];
+      const into = await file.readTensor('embeddings.word_embeddings.weight', (bytes) => given[given.push(new ArrayBuffer(bytes)) - 1]);
+      expect(into.data.buffer).toBe(given[0]);
+      expect(Array.from(into.data as Float32Array)).toEqual(Array.from(t.data as Float32Array));
       await expect(file.readTensor('nope')).rejects.toThrow(/no tensor named "nope"/);
     } finally {
       await file.close();

@@ -1,0 +1,29 @@
+import * as tf from '@tensorflow/tfjs-core';
+
+/** A backend that hands out host memory to read data into just before it is uploaded (`cuda`: page-locked). */
+interface UploadBufferBackend {
+  uploadBuffer(bytes: number): ArrayBuffer;
+  releaseUploadBuffer(buffer: ArrayBuffer): void;
+}
+
+/** Host memory for data that is read and then made into tensors at once (a checkpoint's weights, layer by layer). */
+export interface UploadBuffers {
+  /** A buffer of `bytes` to read into; tensors made from views of it upload from it. */
+  allocate(bytes: number): ArrayBuffer;
+  /** Once the tensors made from `buffer` exist: the buffer may be handed out again, so nothing may read it after. */
+  release(buffer: ArrayBuffer): void;
+}
+
+const PLAIN: UploadBuffers = { allocate: (bytes) => new ArrayBuffer(bytes), release: () => {} };
+
+/**
+ * The active backend's buffers for data about to be uploaded: on `cuda` page-locked memory, so that a tensor made
+ * from it is a DMA queued on the GPU's stream instead of a copy on this thread; elsewhere plain ArrayBuffers. The
+ * tensors' values are the same either way.
+ */
+export function uploadBuffers(): UploadBuffers {
+  const backend = tf.backend() as Partial<UploadBufferBackend>;
+  if (typeof backend.uploadBuffer !== 'function' || typeof backend.releaseUploadBuffer !== 'function') return PLAIN;
+  const offering = backend as UploadBufferBackend;
+  return { allocate: (bytes) => offering.uploadBuffer(bytes), release: (buffer) => offering.releaseUploadBuffer(buffer) };
+}

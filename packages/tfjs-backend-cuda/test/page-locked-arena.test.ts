@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { PageLockedArena, type PageLockedDriver } from '../src/page-locked-arena.js';
+
+/** Page-locked "memory" as ArrayBuffers, and events that pass when the test says the stream has run. */
+function fakeDriver() {
+  const memory = new Map<bigint, ArrayBuffer>();
+  let next = 0x10000n;
+  let nextEvent = 1n;
+  const recorded = new Set<bigint>();
+  const calls = { mallocHost: 0, waits: 0 };
+  const driver: PageLockedDriver = {
+    mallocHost(bytes: number) {
+      calls.mallocHost++;
+      const ptr = next;
+      memory.set(ptr, new ArrayBuffer(bytes));
+      next += BigInt(bytes) + 0x10000n;
+      return ptr;
+    },
+    createEvent: () => nextEvent++,
+    record: (event: bigint) => void recorded.add(event),
+    eventDone: (event: bigint) => !recorded.has(event),
+    eventSynchronize(event: bigint) {
+      calls.waits++;
+      recorded.delete(event);
+    },
+  };
+  /** A view of `bytes` at `ptr`, inside one allocation (as koffi.view gives one). */
+  const view = (ptr: bigint, bytes: number): ArrayBuffer => {
+    for (const [base, buffer] of memory) {
+      if (ptr >= base && ptr + BigInt(bytes) <= base + BigInt(buffer.byteLength)) return new ArrayBuffer(bytes);
+    }
+    throw new Error('a view outside page-locked memory');
+  };
+  return { driver, view, calls, runStream: () => recorded.clear() };
+}
+
+describe('PageLockedArena', () => {
+  it('cuts aligned, disjoint buffers from its blocks and knows the address of a view into one', () => {
+    const { driver, view } = fakeDriver();
+    const arena = new PageLockedArena(driver, view, 4096);
+    const a = arena.allocate(100);
+    const b = arena.allocate(1000);
+    const pa = arena.pointerOf(new Uint8Array(a))!;
+    const pb = arena.pointerOf(new Uint8Array(b))!;
+    expect(pa % 256n).toBe(0n);
+    expect(pb - pa).toBe(256n); // 100 bytes take one 256-byte slot
+    expect(arena.pointerOf(new Int32Array(b, 8, 2))).toBe(pb + 8n);
+    expect(arena.pointerOf(new Uint8Array(new ArrayBuffer(8)))).toBeUndefined();
+    expect(a.byteLength).toBe(100);
+  });
+
+  it('hands a block out again only once its buffers are released and the copies queued before have run', () => {
+    const { driver, view, calls, runStream } = fakeDriver();
+    const arena = new PageLockedArena(driver, view, 4096);
+    const first = [arena.allocate(2048), arena.allocate(2048)]; // block 1, full
+    const blockOne = arena.pointerOf(new Uint8Array(first[0]));
+    const second = arena.allocate(2048); // block 2
+    expect(calls.mallocHost).toBe(2);
+    for (const buffer of first) arena.release(buffer, 0n);
+    // Block 1's copies have not run: a block that does not fit the current one waits for them, pinning no more.
+    arena.allocate(2048); // block 2's second half
+    const reused = arena.allocate(2048);
+    expect(calls.mallocHost).toBe(2);
+    expect(calls.waits).toBe(1);
+    expect(arena.pointerOf(new Uint8Array(reused))).toBe(blockOne);
+    // With block 2 still live and block 1 in use again, a new block is pinned.
+    arena.release(second, 0n);
+    runStream();
+    arena.allocate(4096);
+    expect(calls.mallocHost).toBe(3);
+    // A buffer given back twice, or one that is not the arena's, changes nothing.
+    arena.release(second, 0n);
+    arena.release(new ArrayBuffer(16), 0n);
+  });
+
+  it('never hands out memory still in use', () => {
+    const { driver, view, runStream } = fakeDriver();
+    const arena = new PageLockedArena(driver, view, 8192);
+    const live = new Map<ArrayBuffer, [bigint, bigint]>();
+    let seed = 3;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let step = 0; step < 2000; step++) {
+      if (live.size > 0 && rand() < 0.45) {
+        const victim = [...live.keys()][Math.floor(rand() * live.size)];
+        arena.release(victim, 0n);
+        live.delete(victim);
+      } else {
+        const bytes = 1 + Math.floor(rand() * 5000);
+        const buffer = arena.allocate(bytes);
+        const start = arena.pointerOf(new Uint8Array(buffer))!;
+        const end = start + BigInt(bytes);
+        for (const [s, e] of live.values()) expect(start < e && s < end).toBe(false);
+        live.set(buffer, [start, end]);
+      }
+      if (rand() < 0.1) runStream();
+    }
+  });
+});
