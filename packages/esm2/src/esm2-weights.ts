@@ -132,6 +132,8 @@ export async function uploadEsm2Weights(config: Esm2Config, reader: Esm2TensorRe
   } catch (error) {
     for (const layer of layers) tf.dispose(Object.values(layer).filter((v): v is tf.Tensor => v instanceof tf.Tensor));
     throw error;
+  } finally {
+    buffers.close();
   }
 }
 

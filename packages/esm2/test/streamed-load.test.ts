@@ -87,6 +87,8 @@ describe('ESM-2 weights read as they are uploaded', () => {
       released.push(buffer);
       tensorsAtRelease.push(tf.memory().numTensors);
     };
+    let closedAfter = -1;
+    backend.closeUploadBuffers = () => (closedAfter = released.length);
     try {
       const before = tf.memory().numTensors;
       const checkpoint = await openEsm2Checkpoint(fixtureDir);
@@ -97,6 +99,7 @@ describe('ESM-2 weights read as they are uploaded', () => {
       expect(allocated.size).toBeGreaterThanOrEqual(16 * checkpoint.config.numLayers);
       expect(new Set(released)).toEqual(allocated);
       expect(released.length).toBe(allocated.size);
+      expect(closedAfter).toBe(released.length); // closed once, after the last layer's buffers came back
       const perLayer = allocated.size / checkpoint.config.numLayers;
       for (let layer = 0; layer < checkpoint.config.numLayers; layer++) {
         expect(tensorsAtRelease[layer * perLayer]).toBeGreaterThanOrEqual(before + (layer + 1) * 12); // its 12 tensors made
@@ -105,6 +108,7 @@ describe('ESM-2 weights read as they are uploaded', () => {
     } finally {
       delete backend.uploadBuffer;
       delete backend.releaseUploadBuffer;
+      delete backend.closeUploadBuffers;
     }
   });
 

@@ -4,6 +4,7 @@ import * as tf from '@tensorflow/tfjs-core';
 interface UploadBufferBackend {
   uploadBuffer(bytes: number): ArrayBuffer;
   releaseUploadBuffer(buffer: ArrayBuffer): void;
+  closeUploadBuffers(): void;
 }
 
 /** Host memory for data that is read and then made into tensors at once (a checkpoint's weights, layer by layer). */
@@ -12,9 +13,11 @@ export interface UploadBuffers {
   allocate(bytes: number): ArrayBuffer;
   /** Once the tensors made from `buffer` exist: the buffer may be handed out again, so nothing may read it after. */
   release(buffer: ArrayBuffer): void;
+  /** No more buffers will be asked for (the load is over, or failed): the backend may free what came back. */
+  close(): void;
 }
 
-const PLAIN: UploadBuffers = { allocate: (bytes) => new ArrayBuffer(bytes), release: () => {} };
+const PLAIN: UploadBuffers = { allocate: (bytes) => new ArrayBuffer(bytes), release: () => {}, close: () => {} };
 
 /**
  * The active backend's buffers for data about to be uploaded: on `cuda` page-locked memory, so that a tensor made
@@ -23,7 +26,11 @@ const PLAIN: UploadBuffers = { allocate: (bytes) => new ArrayBuffer(bytes), rele
  */
 export function uploadBuffers(): UploadBuffers {
   const backend = tf.backend() as Partial<UploadBufferBackend>;
-  if (typeof backend.uploadBuffer !== 'function' || typeof backend.releaseUploadBuffer !== 'function') return PLAIN;
+  if (typeof backend.uploadBuffer !== 'function' || typeof backend.releaseUploadBuffer !== 'function' || typeof backend.closeUploadBuffers !== 'function') return PLAIN;
   const offering = backend as UploadBufferBackend;
-  return { allocate: (bytes) => offering.uploadBuffer(bytes), release: (buffer) => offering.releaseUploadBuffer(buffer) };
+  return {
+    allocate: (bytes) => offering.uploadBuffer(bytes),
+    release: (buffer) => offering.releaseUploadBuffer(buffer),
+    close: () => offering.closeUploadBuffers(),
+  };
 }

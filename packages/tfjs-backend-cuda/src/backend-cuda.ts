@@ -501,6 +501,11 @@ export class CudaBackend extends KernelBackend {
     this.pageLocked?.release(buffer, this.stream);
   }
 
+  /** No more uploadBuffers for now (a model is loaded): the page-locked memory whose buffers all came back is freed. */
+  closeUploadBuffers(): void {
+    this.pageLocked?.freeIdleBlocks();
+  }
+
   /** Output tensor of the given shape, uninitialised. */
   makeOutput(shape: number[], dtype: DataType = 'float32'): TensorInfo {
     return { dataId: this.write(null, shape, dtype), shape, dtype };

@@ -64,6 +64,7 @@ export class CudaDriver {
       'int cuMemAlloc_v2(void *dptr, size_t bytes)',
       'int cuMemFree_v2(uint64_t dptr)',
       'int cuMemAllocHost_v2(void *pointer, size_t bytes)',
+      'int cuMemFreeHost(void *pointer)',
       'int cuMemGetInfo_v2(void *free, void *total)',
       'int cuMemcpyHtoDAsync_v2(uint64_t dst, void *src, size_t bytes, void *stream)',
       'int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t bytes, void *stream)',
@@ -179,6 +180,10 @@ export class CudaDriver {
   /** Page-locked host memory (for asynchronous device-to-host copies). */
   mallocHost(bytes: number): bigint {
     return this.handleOut('cuMemAllocHost_v2', bytes);
+  }
+
+  freeHost(pointer: bigint): void {
+    this.call('cuMemFreeHost', pointer);
   }
 
   memInfo(): { free: number; total: number } {

@@ -7,7 +7,7 @@
 // the copies queued from them before their release have run (an event recorded at the release).
 import type { CudaDriver, Handle } from './cuda-driver.js';
 
-export type PageLockedDriver = Pick<CudaDriver, 'mallocHost' | 'createEvent' | 'record' | 'eventDone' | 'eventSynchronize'>;
+export type PageLockedDriver = Pick<CudaDriver, 'mallocHost' | 'freeHost' | 'createEvent' | 'record' | 'eventDone' | 'eventSynchronize' | 'destroyEvent'>;
 
 interface Block {
   ptr: bigint;
@@ -68,6 +68,25 @@ export class PageLockedArena {
     block.live--;
     block.event ??= this.driver.createEvent();
     this.driver.record(block.event, stream);
+  }
+
+  /**
+   * Frees the blocks whose buffers were all released, once their copies have run (after a model's upload: its
+   * page-locked memory is not kept for the run). Blocks with buffers still out (a read still under way after a failed
+   * load) are kept. The arena pins new blocks when asked again.
+   */
+  freeIdleBlocks(): void {
+    for (let i = this.blocks.length - 1; i >= 0; i--) {
+      const block = this.blocks[i];
+      if (block.live > 0) continue;
+      if (block.event) {
+        this.driver.eventSynchronize(block.event);
+        this.driver.destroyEvent(block.event);
+      }
+      this.driver.freeHost(block.ptr);
+      this.blocks.splice(i, 1);
+      if (this.current === block) this.current = undefined;
+    }
   }
 
   /** A block with no live buffers whose copies have run, emptied; undefined if none fits. */

@@ -7,7 +7,7 @@ function fakeDriver() {
   let next = 0x10000n;
   let nextEvent = 1n;
   const recorded = new Set<bigint>();
-  const calls = { mallocHost: 0, waits: 0 };
+  const calls = { mallocHost: 0, waits: 0, freed: [] as bigint[] };
   const driver: PageLockedDriver = {
     mallocHost(bytes: number) {
       calls.mallocHost++;
@@ -16,6 +16,11 @@ function fakeDriver() {
       next += BigInt(bytes) + 0x10000n;
       return ptr;
     },
+    freeHost(ptr: bigint) {
+      if (!memory.delete(ptr)) throw new Error('freeing memory that is not page-locked');
+      calls.freed.push(ptr);
+    },
+    destroyEvent: () => {},
     createEvent: () => nextEvent++,
     record: (event: bigint) => void recorded.add(event),
     eventDone: (event: bigint) => !recorded.has(event),
@@ -94,5 +99,19 @@ describe('PageLockedArena', () => {
       }
       if (rand() < 0.1) runStream();
     }
+  });
+
+  it('frees, after their copies, the blocks whose buffers all came back, and keeps those still lent', () => {
+    const { driver, view, calls } = fakeDriver();
+    const arena = new PageLockedArena(driver, view, 4096);
+    const done = arena.allocate(4096); // block 1
+    const stillOut = arena.allocate(4096); // block 2: a read still under way
+    arena.release(done, 0n);
+    arena.freeIdleBlocks();
+    expect(calls.freed.length).toBe(1);
+    expect(calls.waits).toBe(1); // block 1's copies waited for before its memory went back
+    expect(arena.pointerOf(new Uint8Array(stillOut))).toBeDefined();
+    arena.allocate(100); // pins again
+    expect(calls.mallocHost).toBe(3);
   });
 });
