@@ -3,7 +3,7 @@ import { ONEDNN_INSTALL_HINT } from '@virnucpro/tfjs-backend-onednn';
 import { DeviceSelectionError, type DeviceInfo } from '@virnucpro/runtime';
 import { backends, type ComputeSettings } from './backends.js';
 import { cudaProbe } from './cuda-probe.js';
-import { resolveDevices } from './devices.js';
+import { besideCudaProbe, resolveDevices } from './devices.js';
 import { AUTO_NOTE, ComputeSettingError, precisionNote, resolvePrecision } from './precision.js';
 import { resolveBackend, type BackendAttempt, type BackendChoice } from './resolve-backend.js';
 import { tokenBudgetFor } from './token-budget.js';
@@ -31,6 +31,11 @@ export interface ComputePlan {
   /** One per worker process (`--devices`/`--workers`), or undefined: the models in this process (a worker thread). */
   devices?: DeviceInfo[];
   tokenBudget: number;
+  /**
+   * `--backend cuda --devices …`: the devices were planned before the driver answered (besideCudaProbe); this
+   * rejects with a DeviceSelectionError if it does not have them. Await it before trusting the workers' start.
+   */
+  devicesConfirmed?: Promise<void>;
   /** One-line notes for the user about the choice (e.g. what to install for a faster backend `auto` had to skip). */
   notes: string[];
 }
@@ -43,13 +48,20 @@ export interface ComputePlan {
 export async function planCompute(request: ComputeRequest): Promise<ComputePlan> {
   const requestedDevices = request.devices ?? [];
   const workerProcesses = requestedDevices.length > 0 || (request.workers ?? 0) > 0;
-  if (request.backend === 'cuda' && workerProcesses) {
+  // --backend cuda --devices …: the workers need no answer from this process's driver to start, so they start
+  // beside it (devicesConfirmed); its refusals keep their messages.
+  // (VIRNUCPRO_CUDA_PROBE_FIRST=1: they wait for it, as before; the A/B of a run's start.)
+  const beside =
+    request.backend === 'cuda' && requestedDevices.length > 0 && process.env.VIRNUCPRO_CUDA_PROBE_FIRST !== '1'
+      ? await besideCudaProbe(requestedDevices, (request.workers ?? 0) > 0 ? request.workers : 1)
+      : undefined;
+  if (request.backend === 'cuda' && workerProcesses && !beside) {
     // The same probe, refused as the device list it was asked for.
     const probe = cudaProbe();
     if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
   }
   const skipped = new Map<BackendName, string>();
-  const backend = await resolveBackend(request.backend, (attempt) => {
+  const backend = beside ? 'cuda' : await resolveBackend(request.backend, (attempt) => {
     if (!attempt.ok) skipped.set(attempt.backend, attempt.reason ?? '');
     request.onAttempt?.(attempt);
   });
@@ -58,14 +70,22 @@ export async function planCompute(request: ComputeRequest): Promise<ComputePlan>
   }
   const precision = resolvePrecision(backend, request.precision, request.backend === 'auto' && backend !== 'cuda' ? AUTO_NOTE : '');
   const settings: ComputeSettings = { backend, precision, ...(request.threads !== undefined ? { threads: request.threads } : {}) };
-  const devices = workerProcesses
+  const devices = beside
+    ? beside.devices
+    : workerProcesses
     ? await resolveDevices({
         backend,
         devices: requestedDevices.length ? requestedDevices : undefined,
         workers: (request.workers ?? 0) > 0 ? request.workers : undefined,
       })
     : undefined;
-  return { settings, ...(devices ? { devices } : {}), tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend), notes: notesOn(backend, precision, skipped) };
+  return {
+    settings,
+    ...(devices ? { devices } : {}),
+    ...(beside ? { devicesConfirmed: beside.confirmed } : {}),
+    tokenBudget: request.tokenBudget ?? tokenBudgetFor(backend),
+    notes: notesOn(backend, precision, skipped),
+  };
 }
 
 /**

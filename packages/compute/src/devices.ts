@@ -4,7 +4,8 @@ import { backends } from './backends.js';
 import { cudaDeviceEnv, cudaVisibleDevicesEnvVar, cudaWorkerEnv, listCudaDevices, type CudaDevice } from './cuda-devices.js';
 import { listNvidiaDeviceNodes, type NvidiaDeviceNode } from './nvidia-device-nodes.js';
 import { isSoftwareAdapter, listWebGpuAdapters, type WebGpuAdapter } from './webgpu-adapters.js';
-import { cudaProbe } from './cuda-probe.js';
+import { cudaProbe, cudaProbeAsync } from './cuda-probe.js';
+import type { CudaProbe } from '@virnucpro/tfjs-backend-cuda';
 import { dawnFlagsToEnv } from './webgpu-setup.js';
 
 /** A GPU as the CUDA driver numbers it (the `cuda` backend's view). */
@@ -97,6 +98,42 @@ export async function resolveDevices(selection: DeviceSelection): Promise<Device
   }
 
   throw new DeviceSelectionError(`unknown backend '${String(backend)}'`);
+}
+
+/** cuda's worker slots planned before the driver has answered (besideCudaProbe). */
+export interface CudaWorkersBesideProbe {
+  devices: DeviceInfo[];
+  /** Resolves once the driver has the GPUs; rejects as resolveDevices would (no GPU, a number it does not have). */
+  confirmed: Promise<void>;
+}
+
+/**
+ * `--backend cuda --devices …`: the worker slots from the numbers alone (each GPU's environment needs no driver), so
+ * that the workers start while this process's driver initialises (cuInit of every GPU: 0.5–1 s, which the workers'
+ * start used to wait for). What resolveDevices refuses is still refused, with its messages: at once where the answer
+ * is at hand (missing libraries, a probe already made), else by `confirmed`.
+ */
+export async function besideCudaProbe(
+  requested: number[],
+  workers = 1,
+  env: NodeJS.ProcessEnv = process.env,
+  ask: () => Promise<CudaProbe> = cudaProbeAsync,
+): Promise<CudaWorkersBesideProbe> {
+  if (!Number.isInteger(workers) || workers < 1) throw new DeviceSelectionError(`workers must be a positive integer, got ${workers}`);
+  const twice = requested.find((id, i) => requested.indexOf(id) !== i);
+  if (twice !== undefined) throw new DeviceSelectionError(`CUDA device ${twice} is listed twice in --devices`);
+  const answer = ask();
+  const check = (probe: CudaProbe): void => {
+    if (!probe.ok) throw new DeviceSelectionError(`no CUDA device for --backend cuda: ${probe.reason}`);
+    pick(probe.devices.map((d) => d.ordinal), requested, 'CUDA', probe.devices.map((d) => `${d.ordinal} (${d.name})`));
+  };
+  // An answer that needs no driver call (libraries missing, or asked before) comes before the next turn of the loop.
+  const early = await Promise.race([answer, new Promise<undefined>((resolve) => setImmediate(resolve, undefined))]);
+  if (early) check(early);
+  const devices = requested.flatMap((ordinal) => replicate(workers, { label: `cuda:${ordinal}`, kind: 'cuda' as const, id: ordinal, env: cudaWorkerEnv(ordinal, env) }));
+  const confirmed = answer.then(check);
+  confirmed.catch(() => undefined); // the caller's to await; unawaited, a refusal must not end the process by itself
+  return { devices, confirmed };
 }
 
 /** The Dawn flags that select `adapter` (by backend and name, Dawn's only selectors). */

@@ -4,7 +4,7 @@ import { DeviceSelectionError } from '@virnucpro/runtime';
 import { parseNvidiaSmi } from '../src/cuda-devices.js';
 import { parseDawnAdapterList } from '../src/webgpu-adapters.js';
 import { probeCuda } from '@virnucpro/tfjs-backend-cuda';
-import { resolveDevices } from '../src/devices.js';
+import { besideCudaProbe, resolveDevices } from '../src/devices.js';
 import { dawnFlagsEnvVar, dawnFlagsFromEnv } from '../src/webgpu-setup.js';
 
 const FOUR_GPUS = parseNvidiaSmi(
@@ -83,6 +83,41 @@ describe('the cuda backend: one worker per GPU, pinned with CUDA_VISIBLE_DEVICES
     const reason = probe.ok ? '' : probe.reason;
     await expect(resolveDevices({ backend: 'cuda', devices: [0] })).rejects.toThrow(DeviceSelectionError);
     await expect(resolveDevices({ backend: 'cuda' })).rejects.toThrow(`no CUDA device for --backend cuda: ${reason}`);
+  });
+});
+
+describe('--backend cuda --devices: the workers planned beside the driver\'s answer', () => {
+  const libraries = { cuda: 'libcuda.so.1', cublasLt: 'libcublasLt.so', nvrtc: 'libnvrtc.so' } as never;
+  const twoGpus = { ok: true as const, libraries, devices: [0, 1].map((ordinal) => ({ ordinal, name: `NVIDIA H200 #${ordinal}` })) as never };
+  const later = <T>(value: T) => () => new Promise<T>((resolve) => setTimeout(resolve, 20, value));
+
+  it('gives every slot at once, each GPU pinned by its number; confirmed once the driver has them', async () => {
+    let answered = false;
+    const ask = () => later(twoGpus)().then((p) => ((answered = true), p));
+    const { devices, confirmed } = await besideCudaProbe([1, 0], 2, {}, ask);
+    expect(answered).toBe(false); // planned before the answer
+    expect(devices.map((d) => d.label)).toEqual(['cuda:1', 'cuda:1', 'cuda:0', 'cuda:0']);
+    expect(devices[0].env).toEqual({ CUDA_VISIBLE_DEVICES: '1', CUDA_DEVICE_ORDER: 'PCI_BUS_ID' });
+    await expect(confirmed).resolves.toBeUndefined();
+  });
+
+  it('a GPU the driver does not have: confirmed rejects with resolveDevices\' message', async () => {
+    const { confirmed } = await besideCudaProbe([3], 1, {}, later(twoGpus));
+    await expect(confirmed).rejects.toThrow(DeviceSelectionError);
+    await expect(confirmed).rejects.toThrow(/^CUDA device 3 does not exist; available: 0 \(NVIDIA H200 #0\), 1 \(NVIDIA H200 #1\)$/);
+  });
+
+  it('an answer at hand (libraries missing, or asked before) refuses before any slot is planned', async () => {
+    const missing = { ok: false as const, reason: 'CUDA libraries not found: libcuda.so.1 (looked in /x)' };
+    await expect(besideCudaProbe([0], 1, {}, async () => missing)).rejects.toThrow(`no CUDA device for --backend cuda: ${missing.reason}`);
+    await expect(besideCudaProbe([2], 1, {}, async () => twoGpus)).rejects.toThrow(/CUDA device 2 does not exist/);
+  });
+
+  it('refuses a GPU listed twice, a bad worker count or a number outside CUDA_VISIBLE_DEVICES without asking the driver', async () => {
+    const ask = () => Promise.reject(new Error('the driver was asked'));
+    await expect(besideCudaProbe([1, 1], 1, {}, ask)).rejects.toThrow(/CUDA device 1 is listed twice in --devices/);
+    await expect(besideCudaProbe([0], 0, {}, ask)).rejects.toThrow(/workers must be a positive integer/);
+    await expect(besideCudaProbe([2], 1, { CUDA_VISIBLE_DEVICES: '4,6' }, later(twoGpus))).rejects.toThrow(/CUDA device 2 is not in CUDA_VISIBLE_DEVICES=4,6/);
   });
 });
 

@@ -66,11 +66,18 @@ export async function startFeatures(options: StartFeaturesOptions): Promise<Feat
   const plan = await planCompute(options.compute);
   const slots = plan.devices?.length ?? 1;
   const mlpThreads = options.mlpThreads ?? defaultMlpThreads(slots);
-  const pool = await startPool<FrameItem>({
+  const starting = startPool<FrameItem>({
     model: options.plugin ?? featuresWorkerPlugin({ ...options.models, mlpThreads, ...(options.keepFeatures ? { withFeatures: true } : {}) }),
     compute: plan.settings,
     ...(plan.devices ? { devices: plan.devices } : { thread: true }),
-  }).catch((err: unknown) => {
+  });
+  starting.catch(() => undefined); // awaited below, after the driver's answer: its failure then is the one reported
+  // Workers planned before the driver answered: its refusal (no such GPU) is the error, not the workers' failure to start.
+  await plan.devicesConfirmed?.catch((err: unknown) => {
+    void starting.then((started) => started.close(), () => undefined);
+    throw err;
+  });
+  const pool = await starting.catch((err: unknown) => {
     // A worker that could not read a model threw a ModelLoadError there; it comes back as a WorkerError of that kind.
     throw predictErrorOf(err);
   });

@@ -114,6 +114,23 @@ export class CudaDriver {
     this.call('cuInit', 0);
   }
 
+  /** init() on one of libuv's threads: cuInit takes 0.5–1 s with several GPUs, and this thread may do other work meanwhile. */
+  initAsync(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.fn.cuInit.async(0, (error: unknown, code: number) => {
+        if (error) reject(error as Error);
+        else {
+          try {
+            this.check('cuInit', code);
+            resolve();
+          } catch (failed) {
+            reject(failed as Error);
+          }
+        }
+      });
+    });
+  }
+
   deviceCount(): number {
     return this.intOut('cuDeviceGetCount');
   }

@@ -10,5 +10,5 @@ export { CudaOutOfMemoryError } from './caching-allocator.js';
 export { CudaError, type DeviceInfo } from './cuda-driver.js';
 export { NvrtcError } from './nvrtc.js';
 export { findCudaLibraries, CudaLibrariesNotFoundError, type CudaLibraries, type DiscoveryOptions } from './library-discovery.js';
-export { probeCuda, type CudaProbe } from './probe.js';
+export { probeCuda, probeCudaAsync, type CudaProbe } from './probe.js';
 export { precisions, defaultPrecision } from './precision.js';
