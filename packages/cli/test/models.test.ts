@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { bin, runCli } from './cli-harness.js';
 import { createServer, type Server, type IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -211,11 +211,36 @@ describe('virnucpro models check: what it says when there is nothing to compare'
     expect(r.stderr).toMatch(/every model complete, but no file has a recorded size or hash to compare \(no manifest\.json; `virnucpro models download` writes one\); demo models with random weights/);
   });
 
-  it('no folder: says so and how to fill it (the default folder, or the one named)', () => {
+  it('no folder: says so and how to fill it (the default folder, or the one named), in a command that runs when pasted', () => {
     const missing = join(tmpdir(), 'vnp-no-models-here');
+    // The program as this test starts it (node and the script): what the user pastes starts the same program.
+    const program = `(node|${process.execPath}) ${bin}`;
     const byDefault = spawnSync(process.execPath, [bin, 'models', 'check'], { encoding: 'utf8', env: { ...process.env, VIRNUCPRO_MODELS_DIR: missing } });
-    expect([byDefault.status, byDefault.stderr]).toEqual([2, `virnucpro: ${missing}: no such folder (the default models folder); \`virnucpro models download\` fills it, or name the folder to check\n`]);
+    expect(byDefault.status).toBe(2);
+    expect(byDefault.stderr).toMatch(new RegExp(`^virnucpro: ${missing}: no such folder \\(the default models folder\\); \`${program} models download\` fills it, or name the folder to check\n$`));
     const named = runCli(['models', 'check', missing]);
-    expect([named.status, named.stderr]).toEqual([2, `virnucpro: ${missing}: no such folder; \`virnucpro models download --models-dir ${missing}\` fills it, or name the folder to check\n`]);
+    expect(named.status).toBe(2);
+    expect(named.stderr).toMatch(new RegExp(`^virnucpro: ${missing}: no such folder; \`${program} models download --models-dir ${missing}\` fills it, or name the folder to check\n$`));
+    // Pasted into a shell (with --help, so that nothing is downloaded): the program starts and knows the command.
+    const pasted = /`([^`]+)`/.exec(named.stderr)![1];
+    const help = spawnSync('bash', ['-c', `${pasted} --help`], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/models download/);
+  });
+});
+
+describe('predict without its models', () => {
+  it('the download it suggests is a command that runs when pasted', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'vnp-empty models '));
+    const input = join(empty, 'x.fa');
+    writeFileSync(input, '>a\nACGTACGTACGTACGT\n');
+    const r = runCli(['predict', input, '--models-dir', empty, '--out-dir', join(empty, 'out')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^virnucpro: no ESM-2 model: nothing like esm2_\* in .*; run `[^`]+ models download --models-dir '[^']+'` or pass the path explicitly\n$/);
+    const pasted = /`([^`]+)`/.exec(r.stderr)![1];
+    const help = spawnSync('bash', ['-c', `${pasted} --help`], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/models download/);
+    rmSync(empty, { recursive: true, force: true });
   });
 });

@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { defaultModelsDir } from '../config/resolve-predict-options.js';
 import { existsSync } from 'node:fs';
 import { checkModelsFolder, passedCheckLine } from '../download/check-models.js';
-import { shellWord } from '../shell-word.js';
+import { commandLine } from '../command-line.js';
 import { downloadModels } from '../download/download-models.js';
 import { hfHubCache } from '../download/hf-cache.js';
 import { UsageError } from '../errors.js';
@@ -39,7 +39,7 @@ export const modelsCommand: CommandModule = {
       if (args.action === 'check') {
         reporter.close();
         if (!existsSync(modelsDir)) {
-          const download = `virnucpro models download${named === undefined ? '' : ` --models-dir ${shellWord(modelsDir)}`}`;
+          const download = commandLine(['models', 'download', ...(named === undefined ? [] : ['--models-dir', modelsDir])]);
           throw new UsageError(`${modelsDir}: no such folder${named === undefined ? ' (the default models folder)' : ''}; \`${download}\` fills it, or name the folder to check`);
         }
         const check = await checkModelsFolder(modelsDir);

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { commandLine } from '../command-line.js';
 import { DNABERT_DIR, DNABERT_REPO, ESM_REPOS, MLP_FILES, esmDirName, type EsmSize } from '../download/model-catalog.js';
 import { findHfSnapshot, hfHubCache } from '../download/hf-cache.js';
 import { readModelsIndex } from '../download/models-index.js';
@@ -39,7 +40,7 @@ export function resolveModelPaths(
     join(dir, DNABERT_DIR);
   const mlp = options.mlp ?? inDir(index?.mlp?.[String(options.modelType) as '300' | '500']) ?? join(dir, MLP_FILES[options.modelType]);
 
-  const hint = `run \`virnucpro models download${dir ? ` --models-dir ${dir}` : ''}\` or pass the path explicitly`;
+  const hint = `run \`${commandLine(['models', 'download', ...(dir ? ['--models-dir', dir] : [])])}\` or pass the path explicitly`;
   if (!esm || !existsSync(esm)) throw new UsageError(`no ESM-2 model: ${esm ?? `nothing like esm2_* in ${dir} nor in the Hugging Face cache ${hfCache}`} (--esm); ${hint}`);
   if (!existsSync(dnabert)) throw new UsageError(`no DNABERT-S model at ${dnabert} (--dnabert); ${hint}`);
   if (statSync(dnabert).isDirectory() && !existsSync(join(dnabert, 'tokenizer.json'))) {
