@@ -5,6 +5,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { commandLine } from '../src/command-line.js';
 import { PREDICT_OPTIONS } from '../src/config/predict-options.js';
 import { bin, runCli, testData } from './cli-harness.js';
 
@@ -119,7 +120,8 @@ describe('virnucpro predict with a truncated model file', () => {
 });
 
 describe('virnucpro predict with the demo models', () => {
-  const note = (dir: string) => `virnucpro: note: the demo models in ${dir} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`;
+  // The download as this test starts the program (node and the script), so that it runs when pasted (models.test.ts pastes one).
+  const note = (dir: string) => `virnucpro: note: the demo models in ${dir} have random weights; their virus/others calls mean nothing (real models: \`${commandLine(['models', 'download'], { argv: [process.execPath, bin], execPath: process.execPath, env: process.env })}\`)`;
   const lines = (stderr: string) => stderr.trim().split('\n');
   const small = join(testData, 'e2e', 'test_fixed_500bp', 'test_fixed_500bp.fa');
 

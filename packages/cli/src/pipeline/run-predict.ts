@@ -32,6 +32,7 @@ import { followRun } from './run-progress.js';
 import { runBesideCount } from './run-beside-count.js';
 import { RunOutputs } from './run-outputs.js';
 import { CHECKPOINT_DIR, stopBeforeTheRun, stopDuringTheRun } from './stop-signals.js';
+import { commandLine } from '../command-line.js';
 import { selectShard, type ShardSelection } from '../sharding/shard-plan.js';
 import { ShardRecordsWriter } from '../sharding/shard-records-file.js';
 import { formatShardSpec } from '../sharding/shard-spec.js';
@@ -163,7 +164,7 @@ async function runPredictOnFile(options: PredictOptions, inputName: string, io: 
     checkpoint = opened;
     // Once the run is accepted (input, models, out-dir, checkpoint), so that every refusal stays one line.
     const demo = demoModelsFolder(models);
-    if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: virnucpro models download)`);
+    if (demo) reporter.log(`virnucpro: note: the demo models in ${demo} have random weights; their virus/others calls mean nothing (real models: \`${commandLine(['models', 'download'])}\`)`);
     summary.demoModels = demo !== undefined;
     if (outDirState.existed) await removeStaleTempFiles(options.outDir);
     const embeddingsDir = join(options.outDir, SAVED_EMBEDDINGS_DIR);
