@@ -34,12 +34,23 @@ export class PageLockedArena {
     private readonly blockBytes = 64 * 2 ** 20,
   ) {}
 
-  /** A page-locked buffer of `bytes` (a block of its own when larger than a block). */
+  /**
+   * A page-locked buffer of `bytes` (a block of its own when larger than a block); a plain ArrayBuffer when the driver
+   * will not pin more (its upload is then the pageable copy, the same bytes).
+   */
   allocate(bytes: number): ArrayBuffer {
     const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);
     let block = this.current;
     if (!block || block.used + size > block.bytes) {
-      block = this.freeBlock(size) ?? this.newBlock(Math.max(size, this.blockBytes));
+      const free = this.freeBlock(size);
+      if (free) block = free;
+      else {
+        try {
+          block = this.newBlock(Math.max(size, this.blockBytes));
+        } catch {
+          return new ArrayBuffer(bytes);
+        }
+      }
       this.current = block;
     }
     const ptr = block.ptr + BigInt(block.used);

@@ -114,4 +114,15 @@ describe('PageLockedArena', () => {
     arena.allocate(100); // pins again
     expect(calls.mallocHost).toBe(3);
   });
+
+  it('where the driver will not pin more, hands out plain memory: uploaded as a pageable copy, ignored on release', () => {
+    const { driver, view } = fakeDriver();
+    const refusing: PageLockedDriver = { ...driver, mallocHost: () => { throw new Error('CUDA_ERROR_OUT_OF_MEMORY'); } };
+    const arena = new PageLockedArena(refusing, view, 1024);
+    const buffer = arena.allocate(300);
+    expect(buffer.byteLength).toBe(300);
+    expect(arena.pointerOf(new Uint8Array(buffer))).toBeUndefined();
+    expect(() => arena.release(buffer, 0n)).not.toThrow();
+    expect(() => arena.freeIdleBlocks()).not.toThrow();
+  });
 });
