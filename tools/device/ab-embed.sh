@@ -7,11 +7,14 @@
 # Here:  the baseline bundle built from a clean checkout, tarred to .bundle-base.tar.xz; the new one to .bundle.tar.xz
 #        (NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts)
 # There: bash tools/device/ab-embed.sh [ROUNDS]   (carry .device, .bundle.tar.xz, .bundle-base.tar.xz)
+#        One build, two settings: carry .bundle.tar.xz alone and set BASE_ENV / NEW_ENV (VAR=VALUE[,VAR=VALUE]),
+#        e.g. BASE_ENV=VIRNUCPRO_PINNED_UPLOADS=0 bash tools/device/ab-embed.sh 2
 set -uo pipefail
 rounds=${1:-2}
 source .device/on-device.sh; export VIRNUCPRO_CUDA_CACHE=/tmp/vnp-cuda-cache
 date -u +%T; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1
 mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
+[ -f .bundle-base.tar.xz ] || cp .bundle.tar.xz .bundle-base.tar.xz
 for b in .bundle .bundle-base; do rm -rf $b; mkdir -p $b && tar xJf $b.tar.xz -C $b; cp $b/features-worker.mjs $b/features-worker.js; echo '{"type":"module"}' > $b/package.json; done
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models > /tmp/models.log 2>&1
 python3 - <<'PY'
@@ -27,7 +30,8 @@ with open("/tmp/p50.faa", "w") as f:
         n = random.randint(48, 52); f.write(f">p{i}\n{''.join(random.choice('ACDEFGHIKLMNPQRSTVWY') for _ in range(n))}\n")
 PY
 run() { # SIDE BUNDLE MODEL INPUT PRECISION BUDGET
-  node "$2/virnucpro-entry.mjs" embed "$3" --model "/tmp/models/$([ "$3" = dnabert ] && echo dnabert-s || echo esm2-3B)" --input "$4" \
+  local settings; settings=$([ "$1" = base ] && echo "${BASE_ENV:-}" || echo "${NEW_ENV:-}")
+  env ${settings//,/ } node "$2/virnucpro-entry.mjs" embed "$3" --model "/tmp/models/$([ "$3" = dnabert ] && echo dnabert-s || echo esm2-3B)" --input "$4" \
     -o "/tmp/e-$1-$3-$5.safetensors" --force --backend cuda --precision "$5" --token-budget "$6" --summary /tmp/s.json > /dev/null 2> "/tmp/err-$1.txt"
   echo "$1 $3 $5 rc=$? $(tr -d ' \n' < /tmp/s.json | grep -o '"seconds":[0-9.]*\|"tokensPerSecond":[0-9]*' | paste -sd' ')"
 }
