@@ -2,8 +2,10 @@
 // records finish. Held in memory to the end, the maxima grew the main process by ~120 bytes a chunk, and sorting
 // them at the end by as much again (a 1.4M-frame run of reads: 53 MB before the csv, 160 MB while writing it).
 // Here they are gathered in memory up to `runChunks` chunks, then sorted and written to a scratch run file beside
-// the output (an external sort); at the end the runs are merged by the same code point order, a few at a time,
-// and groups of one key combined (frames of one chunk need not be adjacent: the same key can be in two runs).
+// the output (an external sort); at the end the runs are merged by the same code point order, and groups of one key
+// combined (frames of one chunk need not be adjacent: the same key can be in two runs). Once MERGE_FAN_IN runs of one
+// size have piled up, they are merged into one while the run goes on, so that the end has one pass to make, not one
+// more for every MERGE_FAN_IN runs (10^8 frames of reads: ~4,000 runs, a pass over every chunk saved at the end).
 // Memory: one run's maxima plus a block per merged run, whatever the number of chunks. Run files have the atomic
 // writer's temporary names, so a killed run's leftovers are removed as its other temporary files are.
 
@@ -17,12 +19,13 @@ import { ConsensusRunReader, consensusRunBlock, writeConsensusRun } from './cons
  * Chunks held in memory before they are written out as a sorted run: ~2.5 MB of maxima (~150 bytes a chunk: its
  * slot, its key and the frame id the key is cut from, its Map entry). 100,000 until 2026-11-28: ~15 MB that a run
  * of 150-bp reads (a chunk a read, ~1.5 frames) reached only past ~150,000 frames, so the live heap, and V8's heap
- * sized as a multiple of it, grew with the input up to there (docs/benchmarks/scaling.md). More runs cost a merge
- * pass more only past MERGE_FAN_IN runs (~2.1M chunks), then one per 128× more.
+ * sized as a multiple of it, grew with the input up to there (docs/benchmarks/scaling.md). Past MERGE_FAN_IN runs
+ * (~2.1M chunks) they are merged MERGE_FAN_IN at a time while the run goes on, so the end's merge stays one pass.
  */
 export const DEFAULT_RUN_CHUNKS = 16_384;
 /**
- * Runs merged at once (one open file and one 32 KiB block each: 4 MiB at most); more are merged in passes. 32 until
+ * Runs merged at once (one open file and one 32 KiB block each: 4 MiB at most, one merge at a time); more are merged
+ * in passes beside the run (mergeBeside). 32 until
  * 2026-11-28: with runs of 16,384 chunks a 1M-frame run of 150-bp reads (~650,000 chunks, 40 runs) took a second
  * pass, written to disk and read back after the last frame (host pipeline at 1M frames: the files written in 1.3–1.9
  * s instead of 2.5–2.8 s, the same bytes).
@@ -34,19 +37,32 @@ export function assertRunChunks(runChunks: number): void {
   if (!(Number.isSafeInteger(runChunks) && runChunks > 0)) throw new RangeError(`consensus run size must be a positive integer, got ${runChunks}`);
 }
 
+/** A sorted run file and how many merges made it (0: spilled from memory; n: from `fanIn` runs of level n − 1 or less). */
+interface Run {
+  path: string;
+  level: number;
+}
+
 export class SpilledChunkMaxima {
   private current: ChunkMaxima;
-  private readonly runs: string[] = [];
-  /** What every run is encoded in, one run after the other (made at the first). */
+  private readonly runs: Run[] = [];
+  /** What every spilled run is encoded in, one run after the other (made at the first). */
   private block: Buffer | undefined;
+  /** The merge under way while the run goes on (one at a time), and its failure, reported at the next call. */
+  private merging: Promise<void> | undefined;
+  private mergeFailure: unknown;
+  private mergedBeside = 0;
   private discarded = false;
 
   constructor(
     private readonly dir: string,
     private readonly rule: ConsensusKeyRule = 'original',
     private readonly runChunks = DEFAULT_RUN_CHUNKS,
+    /** Runs merged at once (MERGE_FAN_IN; the tests take a few, to make several levels of small runs). */
+    private readonly fanIn = MERGE_FAN_IN,
   ) {
     assertRunChunks(runChunks);
+    if (!(Number.isSafeInteger(fanIn) && fanIn >= 2)) throw new RangeError(`a merge takes at least 2 runs, got ${fanIn}`);
     this.current = new ChunkMaxima(rule);
   }
 
@@ -54,19 +70,29 @@ export class SpilledChunkMaxima {
     this.current.add(id, score1, score2);
   }
 
+  /** Runs merged into one while the run went on, so far (for tests and benchmarks). */
+  get mergesBeside(): number {
+    return this.mergedBeside;
+  }
+
   /** True once the chunks in memory make a run: await `spill()`. */
   get full(): boolean {
     return this.current.size >= this.runChunks;
   }
 
-  /** Writes the chunks in memory out as a sorted run and forgets them. */
+  /**
+   * Writes the chunks in memory out as a sorted run and forgets them; once MERGE_FAN_IN runs of one level are there,
+   * starts merging them into one beside the run (not awaited here; a failure is thrown by the next call).
+   */
   async spill(): Promise<void> {
+    this.throwMergeFailure();
     const path = tempPathFor(join(this.dir, 'consensus-run'));
-    this.runs.push(path);
-    await writeConsensusRun(path, this.current.sortedGroups(), (this.block ??= consensusRunBlock()));
+    this.runs.push({ path, level: 0 });
+    await writeConsensusRun(path, inBatches(this.current.sortedGroups()), (this.block ??= consensusRunBlock()));
     this.current = new ChunkMaxima(this.rule);
     // Discarded while the run was being written (a stopped run's cleanup does not wait for a batch in flight).
     if (this.discarded) await this.discard();
+    else this.mergeBeside();
   }
 
   /**
@@ -74,24 +100,65 @@ export class SpilledChunkMaxima {
    * run files are removed once read. Call once, after the last `add`.
    */
   async *sortedBatches(): AsyncIterableIterator<ChunkConsensus[]> {
+    await this.mergesDone();
     if (this.runs.length === 0) {
       yield* inBatches(this.current.sortedGroups());
       return;
     }
-    if (this.current.size > 0) await this.spill();
-    while (this.runs.length > MERGE_FAN_IN) {
-      const some = this.runs.splice(0, MERGE_FAN_IN);
-      const path = tempPathFor(join(this.dir, 'consensus-run'));
-      this.runs.push(path);
-      await writeConsensusRun(path, eachOf(mergeRuns(some)), (this.block ??= consensusRunBlock()));
+    if (this.current.size > 0) {
+      await this.spill();
+      await this.mergesDone();
     }
-    yield* mergeRuns(this.runs.splice(0));
+    if (this.runs.length > this.fanIn) {
+      // One pass over the smallest runs, just enough of them that the last merge takes what is left.
+      const smallest = [...this.runs].sort((a, b) => a.level - b.level).slice(0, this.runs.length - this.fanIn + 1);
+      await this.merge(smallest, (this.block ??= consensusRunBlock()));
+    }
+    yield* mergeRuns(this.runs.splice(0).map((run) => run.path));
   }
 
   /** Removes every run file not yet merged (after a failure, or when the output is dropped). */
   async discard(): Promise<void> {
     this.discarded = true;
-    for (const path of this.runs.splice(0)) await unlink(path).catch(() => undefined);
+    while (this.merging) await this.merging;
+    for (const run of this.runs.splice(0)) await unlink(run.path).catch(() => undefined);
+  }
+
+  /** Starts merging the oldest `fanIn` runs of a level that has them, unless a merge is under way. */
+  private mergeBeside(): void {
+    if (this.merging) return;
+    const counts = new Map<number, number>();
+    for (const run of this.runs) counts.set(run.level, (counts.get(run.level) ?? 0) + 1);
+    const level = [...counts].find(([, count]) => count >= this.fanIn)?.[0];
+    if (level === undefined) return;
+    const some = this.runs.filter((run) => run.level === level).slice(0, this.fanIn);
+    // Its own block: the spills go on beside it with theirs.
+    this.merging = this.merge(some, consensusRunBlock())
+      .then(() => void this.mergedBeside++, (error: unknown) => void (this.mergeFailure ??= error))
+      .finally(() => {
+        this.merging = undefined;
+        if (!this.discarded && this.mergeFailure === undefined) this.mergeBeside();
+      });
+  }
+
+  /** Merges `some` of the runs into one run of the next level (their files removed once read). */
+  private async merge(some: readonly Run[], block: Buffer): Promise<void> {
+    const path = tempPathFor(join(this.dir, 'consensus-run'));
+    const merged: Run = { path, level: Math.max(...some.map((run) => run.level)) + 1 };
+    for (const run of some) this.runs.splice(this.runs.indexOf(run), 1);
+    this.runs.push(merged);
+    await writeConsensusRun(path, mergeRuns(some.map((run) => run.path)), block);
+    if (this.discarded) await unlink(path).catch(() => undefined);
+  }
+
+  /** Once the merges under way (one may start the next) are over; throws the first one's failure. */
+  private async mergesDone(): Promise<void> {
+    while (this.merging) await this.merging;
+    this.throwMergeFailure();
+  }
+
+  private throwMergeFailure(): void {
+    if (this.mergeFailure !== undefined) throw this.mergeFailure;
   }
 }
 
@@ -148,11 +215,6 @@ function* inBatches(groups: Iterable<ChunkConsensus>): IterableIterator<ChunkCon
     }
   }
   if (batch.length > 0) yield batch;
-}
-
-/** The groups of batches, one by one. */
-async function* eachOf(batches: AsyncIterable<ChunkConsensus[]>): AsyncIterableIterator<ChunkConsensus> {
-  for await (const batch of batches) yield* batch;
 }
 
 /** One group from two of the same key: maxima over both (NaN skipped), frames added. */
