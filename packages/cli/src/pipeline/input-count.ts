@@ -61,53 +61,58 @@ export async function countFrames(input: string, chunkLength: number, options: C
   const ascii = new AsciiSequence();
   let recordIndex = -1;
   let sliceStart = performance.now();
-  // By batch (the records of one read), not one await a record: ~0.1 µs each on short reads.
-  for await (const batch of readFastaBatches(input)) {
-    for (const record of batch) {
-      recordIndex++;
-      if ((recordIndex & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceStart = performance.now();
-      }
-      fingerprint.add(record);
-      // Encoded once for the per-base passes below (the input check, the frames).
-      const bytes = ascii.bytes(record.sequence);
-      const refusal = check?.record(record, recordIndex + 1, bytes);
-      if (refusal) await refusal;
-      const length = record.sequence.length;
-      if (length === 0) {
-        // The original divides by zero on an empty record; say which one instead.
-        throw new UsageError(`${input}: record #${recordIndex + 1} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
-      }
-      if (select && !select(recordIndex)) continue;
-      counts.sequences++;
-      const nBases = nBaseCount(record.sequence);
-      if (nBases > MOSTLY_N_SHARE * length) {
-        counts.mostlyN++;
-        if (counts.mostlyNExamples.length < 3) counts.mostlyNExamples.push(`'${record.id}' ${Math.round((100 * nBases) / length)}%`);
-      }
-      if (length < minLength) {
-        counts.skipped++;
-        continue;
-      }
-      if (length < SHORT_RECORD_BASES) {
-        counts.short++;
-        if (counts.shortExamples.length < 3) counts.shortExamples.push(`'${record.id}' ${length} bp`);
-      }
-      // The frames and tokens the run will have, counted without building them (the run's framesFrom does).
-      for (const span of chunkLayout(length, chunkLength)) {
-        counts.chunks++;
-        const lengths = bytes
-          ? asciiStopFreeProteinLengths(bytes, span.start, span.end)
-          : stopFreeProteinLengths(record.sequence.slice(span.start, span.end));
-        for (const residues of lengths) {
-          counts.frames++;
-          counts.esmTokens += esmTokensFor(residues);
+  try {
+    // By batch (the records of one read), not one await a record: ~0.1 µs each on short reads.
+    for await (const batch of readFastaBatches(input)) {
+      for (const record of batch) {
+        recordIndex++;
+        if ((recordIndex & 255) === 0 && performance.now() - sliceStart > SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+        fingerprint.add(record);
+        // Encoded once for the per-base passes below (the input check, the frames).
+        const bytes = ascii.bytes(record.sequence);
+        const refusal = check?.record(record, recordIndex + 1, bytes);
+        if (refusal) await refusal;
+        const length = record.sequence.length;
+        if (length === 0) {
+          // The original divides by zero on an empty record; say which one instead.
+          throw new UsageError(`${input}: record #${recordIndex + 1} '${record.id}' has no sequence; remove it (VirNucPro cannot chunk an empty sequence)`);
+        }
+        if (select && !select(recordIndex)) continue;
+        counts.sequences++;
+        const nBases = nBaseCount(record.sequence);
+        if (nBases > MOSTLY_N_SHARE * length) {
+          counts.mostlyN++;
+          if (counts.mostlyNExamples.length < 3) counts.mostlyNExamples.push(`'${record.id}' ${Math.round((100 * nBases) / length)}%`);
+        }
+        if (length < minLength) {
+          counts.skipped++;
+          continue;
+        }
+        if (length < SHORT_RECORD_BASES) {
+          counts.short++;
+          if (counts.shortExamples.length < 3) counts.shortExamples.push(`'${record.id}' ${length} bp`);
+        }
+        // The frames and tokens the run will have, counted without building them (the run's framesFrom does).
+        for (const span of chunkLayout(length, chunkLength)) {
+          counts.chunks++;
+          const lengths = bytes
+            ? asciiStopFreeProteinLengths(bytes, span.start, span.end)
+            : stopFreeProteinLengths(record.sequence.slice(span.start, span.end));
+          for (const residues of lengths) {
+            counts.frames++;
+            counts.esmTokens += esmTokensFor(residues);
+          }
         }
       }
     }
+  } catch (error) {
+    check?.dispose(); // the ids' scratch files, when a long input spilled them
+    throw error;
   }
-  check?.finish();
+  await check?.finish();
   counts.fingerprint = fingerprint.digest();
   return counts;
 }

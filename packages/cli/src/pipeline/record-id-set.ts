@@ -28,6 +28,33 @@ export class RecordIdSet {
     }
   }
 
+  /** Ids (their hashes) held now. */
+  get count(): number {
+    return this.size;
+  }
+
+  /** The hashes held, sorted (each as high · 2^32 + low), for a run on disk (spilled-record-ids.ts). */
+  sortedHashes(): BigUint64Array {
+    const out = new BigUint64Array(this.size);
+    const words = new Uint32Array(out.buffer); // little-endian: a hash's low word first, then its high word
+    let n = 0;
+    for (let slot = 0; slot < this.records.length; slot++) {
+      if (this.records[slot] === 0) continue;
+      words[2 * n] = this.low[slot];
+      words[2 * n + 1] = this.high[slot];
+      n++;
+    }
+    return out.sort();
+  }
+
+  /** Forgets every id (the arrays back to their first size). */
+  clear(): void {
+    this.low = new Uint32Array(1 << 12);
+    this.high = new Uint32Array(1 << 12);
+    this.records = new Uint32Array(1 << 12);
+    this.size = 0;
+  }
+
   private grow(): void {
     const { low, high, records } = this;
     const length = records.length * 2;
@@ -44,6 +71,12 @@ export class RecordIdSet {
       this.records[slot] = records[i];
     }
   }
+}
+
+/** An id's 64-bit hash as sortedHashes gives it. */
+export function idHash(id: string): bigint {
+  const [low, high] = hash64(id);
+  return (BigInt(high) << 32n) | BigInt(low);
 }
 
 /** Two 32-bit FNV-1a hashes of the id's UTF-16 code units (different offsets): 64 bits. */
