@@ -7,7 +7,8 @@
 #   3. the whole fp8 model's mean-embedding cosine to fp32 (fp8-accuracy-esm2 --variants 1), on and off.
 # Usage: bash tools/device/run-fp8-env-ab.sh NAME   (e.g. VIRNUCPRO_FP8_STATIC_SCALES; run-fp8-*-ab.sh name theirs)
 # Here:  NO_DAWN=1 bash tools/device/bundle.sh packages/tfjs-backend-cuda/gpu-test/kernels.gpu.ts tools/bench/invariance/invariance-gpu.ts tools/bench/esm2/bench-esm2.ts tools/bench/dnabert/bench-dnabert.ts tools/bench/esm2/fp8-accuracy-esm2.ts
-# Knobs: SEQUENCES (ESM-2, default 3000), DNABERT (1: also DNABERT-S), DNABERT_SEQUENCES (default 32000).
+# Knobs: SEQUENCES (ESM-2, default 3000), DNABERT (1: also DNABERT-S), DNABERT_SEQUENCES (default 32000), ROUNDS
+# (default 2), ACCURACY (0: skip step 3; the means of 32 fixed proteins are compared byte for byte on and off anyway).
 set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 name=${1:?usage: run-fp8-env-ab.sh NAME}
@@ -17,9 +18,9 @@ timeout -k 5 240 node .bundle/invariance-gpu.mjs --precision fp8 --parts models,
 wait
 for f in kernels-fp8 invariance-fp8; do echo "== $f"; grep -h 'passed\|^FAIL\|static\|chain\|linear.*gelu' "$out/$f.txt" | cut -c1-260 | tail -12; done
 dnabert=(--tokenizer test-data/dnabert/tokenizer.json --fasta test-data/lambda_virus.fa --tokenizer-sequences 0 --budgets 65536 --length-sets 150:500 --sequences "${DNABERT_SEQUENCES:-32000}")
-for round in 1 2; do
+for round in $(seq "${ROUNDS:-2}"); do
   for v in 1 0; do
-    profile=(); [ "$round" = 1 ] && profile=(--profile)
+    profile=(); [ "$round" = 1 ] && profile=(--profile --means-out "$out/means-$name=$v.f32")
     env "$name=$v" timeout -k 5 150 node .bundle/bench-esm2.mjs --backend cuda --precision fp8 --size 3B --length-sets 50:99:165 --budgets 32768 \
       --sequences "${SEQUENCES:-3000}" "${profile[@]}" > "$out/esm2-fp8-$name=$v-round$round.json" 2> "$out/esm2-fp8-$name=$v-round$round.err"
     grep -o '"residues":\[[0-9]*\]\|"tokensPerSecond":[0-9]*' "$out/esm2-fp8-$name=$v-round$round.err" | paste -sd' ' | sed "s/^/ESM-2 3B, round $round, $name=$v: /"
@@ -27,7 +28,8 @@ for round in 1 2; do
       | grep -o '"basePairs":\[[0-9]*\]\|"tokensPerSecond":[0-9]*' | paste -sd' ' | sed "s/^/DNABERT-S, round $round, $name=$v: /"
   done
 done
-for v in 1 0; do
+cmp -s "$out/means-$name=1.f32" "$out/means-$name=0.f32" && echo "means of 32 proteins, $name=1 vs 0: the same bytes" || echo "means of 32 proteins, $name=1 vs 0: DIFFER"
+[ "${ACCURACY:-1}" = 0 ] || for v in 1 0; do
   env "$name=$v" timeout -k 5 200 node .bundle/fp8-accuracy-esm2.mjs --size 3B --sequences 48 --variants 1 > "$out/accuracy-$name=$v.json" 2>/dev/null
   echo "accuracy, $name=$v: $(grep -o '"byLength":\[[^]]*\]\|"aloneVsBatchMaxAbsDiff":[0-9.e-]*' "$out/accuracy-$name=$v.json" | tr -d '\n' | cut -c1-600)"
 done

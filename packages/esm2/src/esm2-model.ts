@@ -76,7 +76,8 @@ export class Esm2Model {
   private layerForward(x: tf.Tensor2D, w: Esm2LayerWeights, layout: PackedLayout): tf.Tensor2D {
     const { numHeads: H, layerNormEps: eps } = this.config;
     const rotary = this.table(w.invFreq, layout.maxLength);
-    const a = layerNorm(x, w.attnNormGamma, w.attnNormBeta, eps);
+    // Each norm's output feeds one linear layer only (a backend may keep it in that layer's input precision alone).
+    const a = layerNorm(x, w.attnNormGamma, w.attnNormBeta, eps, { linearInputOnly: true });
     // q already carries head_dim^-0.5 (folded into the weights at load), hence scale 1; q and k are rotated
     // inside the attention op (a backend may do it while loading them instead of in a pass of its own).
     // `segments`: the same result; a backend that rounds the weights may correct that rounding per sequence.
@@ -84,7 +85,7 @@ export class Esm2Model {
     const qkv = linear(a, w.qkvWT, w.qkvB, { segments });
     const context = packedAttention(qkv, layout, { numHeads: H, scale: 1, rotary });
     const h = linear(context, w.outWT, w.outB, { residual: x, segments });
-    const f = layerNorm(h, w.ffnNormGamma, w.ffnNormBeta, eps);
+    const f = layerNorm(h, w.ffnNormGamma, w.ffnNormBeta, eps, { linearInputOnly: true });
     return linear(linear(f, w.fc1WT, w.fc1B, { activation: 'gelu', segments }), w.fc2WT, w.fc2B, { residual: h, segments });
   }
 

@@ -37,7 +37,7 @@ export { inModelBlock } from './model-block.js';
 export { inRefinementPrecision } from './refinement-precision.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';
 export { linear, type LinearOptions } from './linear.js';
-export { layerNorm } from './layer-norm.js';
+export { layerNorm, type LayerNormOptions } from './layer-norm.js';
 export { geglu } from './geglu.js';
 export { halfToFloat } from './half-to-float.js';
 export { rotaryQkv } from './rotary-qkv.js';

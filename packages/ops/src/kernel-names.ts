@@ -22,6 +22,9 @@ export const VnpLayerNorm = 'VnpLayerNorm';
 export type VnpLayerNormInputs = { x: TensorInfo; gamma: TensorInfo; beta: TensorInfo };
 export interface VnpLayerNormAttrs extends NamedAttrMap {
   epsilon: number;
+  /** The output is read only as `VnpLinear`'s x: a backend whose linear layers read their own lower-precision copy of
+   * x (cuda fp8: E4M3 rows) may write only that copy, and give the output's values from it if they are read. */
+  linearInputOnly: boolean;
 }
 
 /** GeGLU: x [N, 2f] → [N, f] = gelu(x[:, :f]) · x[:, f:] (exact erf GELU on the first half). */

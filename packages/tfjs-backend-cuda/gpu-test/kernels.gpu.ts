@@ -388,6 +388,30 @@ if (precision === 'fp8') {
     }
     console.log(`fp8 GEMMs: ${JSON.stringify(cuda.describe().fp8)}`);
   }
+  // A layer norm whose output only linear layers read (linearInputOnly: ESM-2's pre-norms) writes its E4M3 rows and no
+  // T (fp8NormRowsOnly): fc1 on it gives the same bytes as when T is written too, and the norm's values, if read, are
+  // its E4M3 rows with the static scale (made from them on first read).
+  {
+    const [n, d, f] = [37, 256, 1024];
+    const x = random(n * d, -2, 2); const g = random(d, 0.5, 1.5); const be = random(d);
+    const w1 = random(d * f, -0.1, 0.1); const b1 = random(f);
+    const norm = (only: boolean) => layerNorm(tf.tensor2d(x, [n, d]), tf.tensor1d(g), tf.tensor1d(be), 1e-5, { linearInputOnly: only });
+    const fc1 = (only: boolean) => () => linear(norm(only), tf.tensor2d(w1, [d, f]), tf.tensor1d(b1), { activation: 'gelu' });
+    const rowsOnly = cuda.describe().fp8?.normRowsOnly === true;
+    const [only, both] = [await run('cuda', fc1(true)), await run('cuda', fc1(false))];
+    const differ = only.reduce((count, v, i) => count + (Object.is(v, both[i]) ? 0 : 1), 0);
+    // Read back, the norm's values are its E4M3 rows (3 mantissa bits), not T: most differ from T's.
+    const [readOnly, readBoth] = [await run('cuda', () => norm(true)), await run('cuda', () => norm(false))];
+    const fromRows = readOnly.reduce((count, v, i) => count + (Object.is(v, readBoth[i]) ? 0 : 1), 0);
+    const ok = rowsOnly && differ === 0 && fromRows > readOnly.length / 2;
+    console.log(`${ok ? 'ok  ' : 'FAIL'} fp8 layer norm → fc1, linear input only: ${differ} of ${only.length} values differ from T written too (rows only ${rowsOnly}); the norm read back: ${fromRows} of ${readOnly.length} values differ from T`);
+    if (ok) passed++; else failed++;
+    await check('fp8 layer norm, linear input only: read back as its E4M3 rows', () => norm(true), tolerance, () => ({
+      build: () => tf.tensor2d(e4m3RoundedWith(norm(false).dataSync() as Float32Array, layerNormFp8Bounds(g, be).scale), [n, d]),
+      // Rounded to E4M3 on both sides from values one fp32 rounding apart: one step of the largest (see checkStaticLinear).
+      tol: 0.13,
+    }));
+  }
   // Packed attention writing `out`'s E4M3 rows with the static scale of qkv's value columns (fp8StaticAttention):
   // that scale against the cpu arithmetic; then layer norm → qkv → attention (its rows read back) and → out
   // +residual (out's weight per channel), against the cpu with every fp8 rounding in the same place, at ESM-2 3B's

@@ -50,6 +50,8 @@ export interface CudaBackendDescription {
     staticScales: boolean;
     /** Whether packed attention writes `out`'s E4M3 input with a static scale (CudaBackend.fp8StaticAttention). */
     staticAttention: boolean;
+    /** Whether a layer norm read only by linear layers writes its E4M3 rows alone (CudaBackend.fp8NormRowsOnly). */
+    normRowsOnly: boolean;
     /** Linear layers whose bias was corrected for their weight's rounding (a calibration pass ran): fp8CorrectedBias. */
     biasCorrectedLayers: number;
     /** Whether linear layers without GELU take each sequence's own correction (CudaBackend.fp8SequenceCorrection). */
@@ -166,6 +168,16 @@ export class CudaBackend extends KernelBackend {
    * fc1's output. Where cuBLASLt refuses a shape so, that GEMM takes per-row scales as before.
    * $VIRNUCPRO_FP8_STATIC_SCALES=0: per-row scales everywhere (the A/B; tools may change it). */
   fp8StaticScales: boolean;
+  /** fp8 with static scales: a layer norm whose output only linear layers read (VnpLayerNormAttrs.linearInputOnly:
+   * ESM-2's pre-norms) writes its E4M3 rows and no T, while its consumers (qkv, fc1) run FP8 GEMMs on those rows:
+   * 7.5 instead of 12.5 bytes of traffic a value. Off during a calibration pass (it reads T), with a per-sequence
+   * correction, or where qkv or fc1 stay in bf16. $VIRNUCPRO_FP8_NORM_ROWS_ONLY=0: T as well (the A/B). */
+  get fp8NormRowsOnly(): boolean {
+    return this.fp8NormRowsOnlyEnabled && this.fp8Calibration === undefined && !this.fp8SequenceCorrection
+      && !this.fp8Bf16Layers.has('qkv') && !this.fp8Bf16Layers.has('fc1');
+  }
+  /** See fp8NormRowsOnly (tools may change it). */
+  fp8NormRowsOnlyEnabled: boolean;
   /** fp8 with static scales: packed attention writes its output as E4M3 with a static scale from the qkv layer's
    * value columns (attentionFp8OutputScale), and no T: no quantisation pass over the attention output. `out` keeps
    * its outer-vector GEMM (per-channel weight scales; the static scale as every row's): cuBLASLt 13.1 refused its
@@ -243,6 +255,7 @@ export class CudaBackend extends KernelBackend {
     this.fp8GegluFused = process.env.VIRNUCPRO_FP8_GEGLU_FUSED !== '0';
     this.fp8StaticScales = process.env.VIRNUCPRO_FP8_STATIC_SCALES !== '0';
     this.fp8StaticAttention = process.env.VIRNUCPRO_FP8_STATIC_ATTENTION !== '0';
+    this.fp8NormRowsOnlyEnabled = process.env.VIRNUCPRO_FP8_NORM_ROWS_ONLY !== '0';
     this.fp8BiasCorrection = process.env.VIRNUCPRO_FP8_BIAS_CORRECTION !== '0';
     this.fp8SequenceCorrection = process.env.VIRNUCPRO_FP8_SEQUENCE_CORRECTION === '1';
     this.fp8Bf16Blocks = parseFp8Bf16Blocks(process.env.VIRNUCPRO_FP8_BF16_BLOCKS);
@@ -536,7 +549,8 @@ export class CudaBackend extends KernelBackend {
   private materialise(d: TensorData): void {
     if (!d.stale || !d.fp8) return;
     d.stale = false;
-    this.launchIn(d.storage, fp8Source, 'dequantize_rows', [], blocks(d.size), [THREADS, 1, 1], 0, 'pppli', d.fp8.data, d.fp8.scales, d.ptr, d.size, d.fp8.cols);
+    // Static rows (a layer norm's) carry their one scale first at `scales`.
+    this.launchIn(d.storage, fp8Source, 'dequantize_rows', [], blocks(d.size), [THREADS, 1, 1], 0, 'ppplii', d.fp8.data, d.fp8.scales, d.ptr, d.size, d.fp8.cols, d.fp8.perTensor ? 0 : 1);
   }
 
   // ---- fp8 --------------------------------------------------------------------------------------
@@ -925,7 +939,7 @@ export class CudaBackend extends KernelBackend {
       precision: this.precision,
       libraries: { cuda: this.libraries.cuda, cublasLt: this.libraries.cublasLt, nvrtc: this.libraries.nvrtc, includeDir: this.libraries.includeDir },
       ...(this.precision === 'fp8'
-        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: describeFp8Bf16Blocks(this.fp8Bf16Blocks), bf16BlockLayers: this.fp8Bf16BlockLayers ? [...this.fp8Bf16BlockLayers] : 'all', tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
+        ? { fp8: { gemms: Object.fromEntries(this.fp8Gemms), bf16Layers: [...this.fp8Bf16Layers], staticScales: this.fp8StaticScales, staticAttention: this.fp8StaticScales && this.fp8StaticAttention, normRowsOnly: this.fp8StaticScales && this.fp8NormRowsOnly, biasCorrectedLayers: this.fp8BiasCorrection ? this.fp8CalibratedLayers : 0, sequenceCorrection: this.fp8SequenceCorrection, bf16Blocks: describeFp8Bf16Blocks(this.fp8Bf16Blocks), bf16BlockLayers: this.fp8Bf16BlockLayers ? [...this.fp8Bf16BlockLayers] : 'all', tensorGemms: Object.fromEntries(this.fp8TensorGemms) } }
         : {}),
     };
   }

@@ -168,10 +168,11 @@ extern "C" __global__ void geglu_quantize_rows_regs(const T* x, unsigned char* q
   });
 }
 
-// y[r, c] = fp8 q[r, c] · scale[r], in T (a tensor whose only up-to-date form is its fp8 rows).
-extern "C" __global__ void dequantize_rows(const unsigned char* q, const float* scale, T* y, long long n, int cols) {
+// y[r, c] = fp8 q[r, c] · scale[r] (scale[0] for static rows: perRow 0), in T (a tensor whose only up-to-date form
+// is its fp8 rows).
+extern "C" __global__ void dequantize_rows(const unsigned char* q, const float* scale, T* y, long long n, int cols, int perRow) {
   long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-  if (i < n) y[i] = fromF(fromE4M3(q[i]) * scale[i / cols]);
+  if (i < n) y[i] = fromF(fromE4M3(q[i]) * scale[perRow ? i / cols : 0]);
 }
 
 // scale[c] = e4m3Scale(max_k |w[k, c]|) for W [inner, cols]: blocks of 32 columns × 8 slices of k (reads

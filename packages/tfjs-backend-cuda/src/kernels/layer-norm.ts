@@ -18,7 +18,7 @@ export const layerNormConfig: KernelConfig = {
     const [rows, d] = x.shape;
     const y = cuda.makeOutput([rows, d]);
     if (rows === 0) return y;
-    const eps = (attrs as VnpLayerNormAttrs).epsilon;
+    const { epsilon: eps, linearInputOnly } = attrs as VnpLayerNormAttrs;
     const args = [cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), d, eps] as const;
     const vec = elementsPerWord(cuda.floatStorage);
     const words = d / vec;
@@ -33,7 +33,11 @@ export const layerNormConfig: KernelConfig = {
       const warpArgs = [cuda.ptr(x), cuda.ptr(gamma), cuda.ptr(beta), cuda.ptr(y), rows, d, eps] as const;
       if (cuda.fp8Active && d % 16 === 0) {
         const q = fp8NormRows(cuda, y, rows, d, gamma, beta);
-        cuda.launch(layerNormSource, q.perTensor ? 'layer_norm_warp_fp8_static' : 'layer_norm_warp_fp8', defines, grid, block, 0, 'ppppiifpp', ...warpArgs, q.data, q.scales);
+        const rowsOnly = q.perTensor === true && linearInputOnly && cuda.fp8NormRowsOnly;
+        const kernel = rowsOnly ? 'layer_norm_warp_fp8_static_rows' : q.perTensor ? 'layer_norm_warp_fp8_static' : 'layer_norm_warp_fp8';
+        cuda.launch(layerNormSource, kernel, defines, grid, block, 0, 'ppppiifpp', ...warpArgs, q.data, q.scales);
+        // Only the FP8 GEMM that follows reads it: T is made from the E4M3 rows if anything else does (materialise).
+        if (rowsOnly) cuda.markStale(y);
       } else {
         cuda.launch(layerNormSource, 'layer_norm_warp', defines, grid, block, 0, 'ppppiif', ...warpArgs);
       }
