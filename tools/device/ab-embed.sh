@@ -8,7 +8,7 @@
 #        (NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts)
 # There: bash tools/device/ab-embed.sh [ROUNDS]   (carry .device, .bundle.tar.xz, .bundle-base.tar.xz)
 #        One build, two settings: carry .bundle.tar.xz alone and set BASE_ENV / NEW_ENV (VAR=VALUE[,VAR=VALUE]),
-#        e.g. BASE_ENV=VIRNUCPRO_PINNED_UPLOADS=0 bash tools/device/ab-embed.sh 2
+#        e.g. NEW_ENV=VIRNUCPRO_PINNED_UPLOADS=1 bash tools/device/ab-embed.sh 2
 set -uo pipefail
 rounds=${1:-2}
 source .device/on-device.sh; export VIRNUCPRO_CUDA_CACHE=/tmp/vnp-cuda-cache

@@ -119,6 +119,11 @@ export interface TensorData {
 export type Fp8OutputUse = 'gelu' | 'attention';
 
 const WORKSPACE_BYTES = 64 * 2 ** 20;
+/** Uploads larger than this (weights not read into uploadBuffers) are copied from their JS arrays: pinning memory for
+ * them would cost more than the drain they wait for. */
+const PINNED_UPLOAD_MAX_BYTES = 8 * 2 ** 20;
+/** Blocks the staged uploads are cut from: two in turn hold many batches' inputs. */
+const PINNED_UPLOAD_BLOCK_BYTES = 16 * 2 ** 20;
 const THREADS = 256;
 
 export class CudaBackend extends KernelBackend {
@@ -136,6 +141,9 @@ export class CudaBackend extends KernelBackend {
   private readonly staging: { ptr: bigint; bytes: number; busy: boolean }[] = [];
   /** Page-locked buffers that weights are read into (@virnucpro/ops uploadBuffers); undefined when switched off. */
   private readonly pageLocked: PageLockedArena | undefined;
+  /** Page-locked buffers every other upload of up to PINNED_UPLOAD_MAX_BYTES is staged through (copyToDevice);
+   * undefined unless $VIRNUCPRO_PINNED_UPLOADS=1. */
+  private readonly pinnedUploads: PageLockedArena | undefined;
   private readonly constants = new Map<string, DevicePtr>();
   private profiler: KernelProfiler | undefined;
   private utilization: GpuUtilizationSampler | undefined;
@@ -238,6 +246,9 @@ export class CudaBackend extends KernelBackend {
     this.allocator = new CachingAllocator(this.driver);
     // VIRNUCPRO_PAGE_LOCKED_WEIGHTS=0: weights read into plain memory and copied from it (the A/B); the same bytes.
     this.pageLocked = process.env.VIRNUCPRO_PAGE_LOCKED_WEIGHTS === '0' ? undefined : new PageLockedArena(this.driver, koffiView);
+    // VIRNUCPRO_PINNED_UPLOADS=1: each batch's inputs staged through page-locked buffers (copyToDevice). Off until a
+    // GPU run has measured it (`NEW_ENV=VIRNUCPRO_PINNED_UPLOADS=1 bash tools/device/ab-embed.sh 2`, issue 47).
+    this.pinnedUploads = process.env.VIRNUCPRO_PINNED_UPLOADS === '1' ? new PageLockedArena(this.driver, koffiView, PINNED_UPLOAD_BLOCK_BYTES) : undefined;
     this.precision = options.precision ?? defaultPrecision;
     // FP8 tensor cores came with Ada (sm_89) and Hopper (sm_90): on an older GPU every FP8 GEMM would fall back to
     // bf16 on fp8-rounded inputs, costing accuracy for nothing.
@@ -495,10 +506,17 @@ export class CudaBackend extends KernelBackend {
     this.allocator.release(temp);
   }
 
-  /** Queues a copy of host bytes to the device: a DMA from page-locked memory (uploadBuffer's), else from a JS array. */
+  /**
+   * Queues a copy of host bytes to the device: a DMA from page-locked memory — uploadBuffer's, or, for a JS array of
+   * up to PINNED_UPLOAD_MAX_BYTES (a batch's token ids and layout), a page-locked buffer it is first copied into. A
+   * copy from pageable memory waits for the stream to drain before it starts: the upload of batch N + 1's inputs
+   * would wait for batch N's kernels, the host with it, and the GPU would then wait for the host.
+   */
   private copyToDevice(dst: DevicePtr, src: ArrayBufferView, bytes: number): void {
     const pinned = this.pageLocked?.pointerOf(src);
-    this.driver.copyHtoD(dst, pinned ?? src, bytes, this.stream);
+    const staged = pinned === undefined && bytes <= PINNED_UPLOAD_MAX_BYTES ? this.pinnedUploads?.stage(src, bytes) : undefined;
+    this.driver.copyHtoD(dst, pinned ?? staged?.ptr ?? src, bytes, this.stream);
+    if (staged) this.pinnedUploads!.release(staged.buffer, this.stream);
   }
 
   /**

@@ -82,6 +82,19 @@ export class PageLockedArena {
   }
 
   /**
+   * The first `bytes` of `src` copied into one of the arena's buffers, for a copy to the device from page-locked
+   * memory: its address, and the buffer to release once that copy is queued. Undefined where the driver will not pin
+   * more (the copy is then made from `src` itself).
+   */
+  stage(src: ArrayBufferView, bytes: number): { ptr: bigint; buffer: ArrayBuffer } | undefined {
+    const buffer = this.allocate(bytes);
+    const ptr = this.owners.get(buffer)?.ptr;
+    if (ptr === undefined) return undefined;
+    new Uint8Array(buffer, 0, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
+    return { ptr, buffer };
+  }
+
+  /**
    * Frees the blocks whose buffers were all released, once their copies have run (after a model's upload: its
    * page-locked memory is not kept for the run). Blocks with buffers still out (a read still under way after a failed
    * load) are kept. The arena pins new blocks when asked again.

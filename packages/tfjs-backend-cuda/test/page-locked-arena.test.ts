@@ -125,4 +125,30 @@ describe('PageLockedArena', () => {
     expect(() => arena.release(buffer, 0n)).not.toThrow();
     expect(() => arena.freeIdleBlocks()).not.toThrow();
   });
+
+  it('stages a view of a JS array: its bytes in a page-locked buffer at a known address, the block used in turn', () => {
+    const { driver, view, calls, runStream } = fakeDriver();
+    const arena = new PageLockedArena(driver, view, 4096);
+    const ids = Int32Array.from({ length: 300 }, (_, i) => i * 7 - 5);
+    const src = ids.subarray(10, 260); // a view: its own offset into a larger buffer
+    const staged = arena.stage(src, src.byteLength)!;
+    expect(arena.pointerOf(new Uint8Array(staged.buffer))).toBe(staged.ptr);
+    expect(Array.from(new Int32Array(staged.buffer, 0, 250))).toEqual(Array.from(src));
+    arena.release(staged.buffer, 0n);
+    // Staged and released batch after batch, two blocks in turn, once each block's copies have run.
+    for (let batch = 0; batch < 20; batch++) {
+      const s = arena.stage(src, src.byteLength)!;
+      arena.release(s.buffer, 0n);
+      runStream();
+    }
+    expect(calls.mallocHost).toBe(2);
+    expect(calls.waits).toBe(0);
+  });
+
+  it('stages nothing where the driver will not pin more: the copy is then made from the array itself', () => {
+    const { driver, view } = fakeDriver();
+    const refusing = { ...driver, mallocHost: () => { throw new Error('CUDA_ERROR_OUT_OF_MEMORY'); } };
+    const arena = new PageLockedArena(refusing, view, 4096);
+    expect(arena.stage(new Uint8Array(64), 64)).toBeUndefined();
+  });
 });
