@@ -1,7 +1,7 @@
 // Markstein's quotient (r = RN(1/s), q = RN(v·r), e = v − q·s exact by fma, q' = RN(q + e·r), sign of v) against the
-// correctly rounded v / s, for every finite float v, for several s > 0: what the cuda backend's layer norm writes as
-// E4M3 (quotientOfBounded in packages/tfjs-backend-cuda/src/cuda/fp8.ts) against __fdiv_rn. IEEE single arithmetic
-// rounds the same on the CPU and the GPU, so a clean run here says the two kernels write the same bytes.
+// correctly rounded v / s, for every finite float v, for several s > 0: whether the fp8 layer norm may divide by its
+// scale so (v·r then two FMAs) and still write __fdiv_rn's E4M3 bytes (docs/benchmarks/cuda.md, 2026-11-29: not on
+// main until a GPU has run it). IEEE single arithmetic rounds the same on the CPU and the GPU.
 //   gcc -O2 -ffp-contract=off -o /tmp/markstein tools/bench/fp8/markstein-division.c -lm && /tmp/markstein 0.17025528 0.0935302
 // (~8 s a scale.) 2026-11-29, 2-core development machine: 0 of 4,278,190,080 finite v with |v| ≤ 2^100 give other E4M3
 // bytes, and 0 quotients differ in [2^-10, 2^20], for s = 0.170255288, 0.0935301855, 0.0272306688 (the GPU suite's
