@@ -20,6 +20,23 @@ __device__ __forceinline__ void storeE4M3Word(unsigned char* q, const float* v, 
   if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(b);
   else *reinterpret_cast<unsigned*>(q) = *reinterpret_cast<const unsigned*>(b);
 }
+// v / scale (scale > 0) by Markstein's sequence on recip = __frcp_rn(scale): one multiplication and two FMAs where a
+// correctly rounded division takes ~10 instructions and a branch. For every finite v with |v| ≤ 2^100 its E4M3 byte
+// is __fdiv_rn's (the same float for quotients in [2^-10, 2^20]; below, both round to ±0; above, both saturate):
+// checked for every such float v and nine scales (tools/bench/fp8/markstein-division.c). For bounded values only (a
+// layer norm's output); other kernels keep __fdiv_rn.
+__device__ __forceinline__ float quotientOfBounded(float v, float scale, float recip) {
+  const float q = __fmul_rn(v, recip);
+  return copysignf(__fmaf_rn(__fmaf_rn(-q, scale, v), recip, q), v);
+}
+// storeE4M3Word for bounded values (quotientOfBounded), recip = __frcp_rn(scale).
+__device__ __forceinline__ void storeE4M3WordBounded(unsigned char* q, const float* v, float scale, float recip) {
+  unsigned char b[VEC];
+  #pragma unroll
+  for (int k = 0; k < VEC; k++) b[k] = toE4M3(quotientOfBounded(v[k], scale, recip));
+  if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(b);
+  else *reinterpret_cast<unsigned*>(q) = *reinterpret_cast<const unsigned*>(b);
+}
 // Sum over the block (every thread gets it) in a fixed order: lanes by shuffles, then the warps in order.
 __device__ float blockSum(float v, float* scratch) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);

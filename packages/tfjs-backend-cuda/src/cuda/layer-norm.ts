@@ -24,7 +24,8 @@ extern "C" __global__ void layer_norm(const T* x, const T* gamma, const T* beta,
 // Rows of d = VEC·words ≤ 1024·VEC: each thread keeps one 16-byte word of the row in registers (no shared
 // row, one load and one store per element), same two-pass fp32 statistics. FP8: the row is also written as e4m3
 // bytes with the row's own scale (its largest |y| in fp32 / 448), or with the static per-tensor scale at qScale[0]
-// (STATIC: src/fp8-static-scales.ts), the input of an FP8 GEMM, at no extra pass.
+// (STATIC: src/fp8-static-scales.ts), the input of an FP8 GEMM, at no extra pass; the division by the scale as
+// quotientOfBounded (a layer norm's output is bounded), the same bytes as a correctly rounded one.
 template <bool FP8, bool STATIC>
 __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T* beta, T* y, int d, float eps, unsigned char* q, float* qScale) {
   __shared__ float scratch[32];
@@ -60,11 +61,11 @@ __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T
   }
   if (!FP8) return;
   if (STATIC) {
-    if (active) storeE4M3Word(q + (long long)blockIdx.x * d + w * VEC, v, qScale[0]);
+    if (active) storeE4M3WordBounded(q + (long long)blockIdx.x * d + w * VEC, v, qScale[0], __frcp_rn(qScale[0]));
     return;
   }
   const float s = e4m3Scale(blockMax(amax, scratch));
-  if (active) storeE4M3Word(q + (long long)blockIdx.x * d + w * VEC, v, s);
+  if (active) storeE4M3WordBounded(q + (long long)blockIdx.x * d + w * VEC, v, s, __frcp_rn(s));
   if (w == 0) qScale[blockIdx.x] = s;
 }
 // One warp per row, for rows of d = VEC·words with words ≤ 32·LN_WORDS: each lane keeps LN_WORDS 16-byte words of the
@@ -126,11 +127,11 @@ __device__ __forceinline__ void layerNormWarp(const T* x, const T* gamma, const 
   if (!FP8) return;
   #pragma unroll
   for (int o = 16; o > 0; o >>= 1) if (!STATIC) amax = fmaxf(amax, __shfl_xor_sync(0xffffffff, amax, o));
-  const float s = STATIC ? qScale[0] : e4m3Scale(amax);
+  const float s = STATIC ? qScale[0] : e4m3Scale(amax), recip = __frcp_rn(s);
   #pragma unroll
   for (int i = 0; i < LN_WORDS; i++) {
     const int w = lane + 32 * i;
-    if (w < words) storeE4M3Word(q + (long long)row * d + w * VEC, v[i], s);
+    if (w < words) storeE4M3WordBounded(q + (long long)row * d + w * VEC, v[i], s, recip);
   }
   if (lane == 0 && !STATIC) qScale[row] = s;
 }
