@@ -37,7 +37,7 @@ for (const storage of storages) {
   for (const hd of [16, 24, 32, 64, 128]) compile(attentionSimpleSource.name, attentionSimpleSource.code, [storageDefine(storage), `-DHD=${hd}`]);
   if (storage !== 'f32') {
     for (const hd of [16, 32, 64, 128]) {
-      for (const rotary of [[], ['-DROTARY']]) compile(attentionMmaSource.name, attentionMmaSource.code, [storageDefine(storage), `-DHD=${hd}`, ...rotary]);
+      for (const position of [[], ['-DROTARY'], ['-DALIBI']]) compile(attentionMmaSource.name, attentionMmaSource.code, [storageDefine(storage), `-DHD=${hd}`, ...position]);
     }
   }
 }

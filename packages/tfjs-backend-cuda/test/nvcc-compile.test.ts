@@ -43,10 +43,10 @@ const variants: { source: CudaSource; defines: string[][]; storages?: string[]; 
   { source: rotarySource, defines: [[]] },
   { source: segmentMeanSource, defines: [[]] },
   { source: attentionSimpleSource, defines: [['-DHD=64'], ['-DHD=18']] },
-  { source: attentionMmaSource, defines: [['-DHD=64'], ['-DHD=64', '-DROTARY'], ['-DHD=32', '-DROTARY']], storages: ['-DVNP_F16', '-DVNP_BF16'] },
-  { source: attentionMmaSource, defines: [['-DHD=64', '-DMIN_BLOCKS=5'], ['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5']], storages: ['-DVNP_F16', '-DVNP_BF16'], maxSpillBytes: 64 },
-  // fp8 (bf16 storage) with static scales: the output written as E4M3 (ESM-2 with rotary, DNABERT-S without).
-  { source: attentionMmaSource, defines: [['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5', '-DFP8_OUT'], ['-DHD=64', '-DMIN_BLOCKS=5', '-DFP8_OUT'], ['-DHD=128', '-DFP8_OUT']], storages: ['-DVNP_BF16'], maxSpillBytes: 64 },
+  { source: attentionMmaSource, defines: [['-DHD=64'], ['-DHD=64', '-DROTARY'], ['-DHD=32', '-DROTARY'], ['-DHD=32', '-DALIBI']], storages: ['-DVNP_F16', '-DVNP_BF16'] },
+  { source: attentionMmaSource, defines: [['-DHD=64', '-DALIBI', '-DMIN_BLOCKS=5'], ['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5']], storages: ['-DVNP_F16', '-DVNP_BF16'], maxSpillBytes: 64 },
+  // fp8 (bf16 storage) with static scales: the output written as E4M3 (ESM-2 with rotary, DNABERT-S with ALiBi).
+  { source: attentionMmaSource, defines: [['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5', '-DFP8_OUT'], ['-DHD=64', '-DALIBI', '-DMIN_BLOCKS=5', '-DFP8_OUT'], ['-DHD=128', '-DFP8_OUT']], storages: ['-DVNP_BF16'], maxSpillBytes: 64 },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'vnp-nvcc-'));

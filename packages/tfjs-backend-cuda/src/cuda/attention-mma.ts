@@ -7,8 +7,12 @@ import { fp8Helpers } from './fp8.js';
  * Block = 4 warps = 64 queries of one (segment, head); each warp owns 16 query rows. Keys of the segment are
  * walked in tiles of 64 in shared memory (K and V row-major, rows padded by 8 elements so fragment loads are
  * free of bank conflicts; V's fragments for P·V come transposed by ldmatrix.trans). S = Q·Kᵀ stays in
- * registers, is scaled, biased (ALiBi), masked past the segment's end, turned into probabilities and reused
- * directly as the A operand of P·V.
+ * registers, is scaled, biased (ALiBi, with -DALIBI), masked past the segment's end, turned into probabilities and
+ * reused directly as the A operand of P·V.
+ * Work past the segment's end is skipped, not computed and masked: a warp whose 16 query rows all lie past it only
+ * helps load the tiles, and the last key tile computes only its groups of 16 keys that reach into the segment (a
+ * 101-token protein's second query block and second key tile are about half padding). The probabilities left out
+ * would be exactly 0: every result keeps its bytes.
  * With -DROTARY, q and k are rotated (rotate_half, the cos / signed-sin tables at each row's position) as they
  * are loaded, with the same arithmetic as rotary_qkv_vec: ESM-2 then reads qkv once instead of rotating it in a
  * pass of its own (which read and wrote q and k: ~3 % of a forward).
@@ -80,11 +84,78 @@ __device__ __forceinline__ void mma16816(float* c, const u32* a, u32 b0, u32 b1)
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// One key tile (keys k0 ..) for a warp's 16 query rows (qiA and qiA + 8: this thread's two of them): S = Q·Kᵀ, the online
+// softmax, O += P·V, over the tile's first GROUPS groups of 16 keys (the rest lie past the segment's end: their
+// probabilities would be exactly 0). A template, not a generic lambda: NVRTC compiles no host functions.
+template <int GROUPS>
+__device__ __forceinline__ void keyTile(const T* Ks, const T* Vs, const u32 (&qa)[HD / 16][4], float (&o)[HD / 8][4], float& mA, float& mB,
+    float& lA, float& lB, int k0, int len, float scale, float slope, int qiA, int lane) {
+  constexpr int NT = 2 * GROUPS;  // groups of 8 keys
+  const int g = lane >> 2, tig = lane & 3;
+  float s[NT][4];
+  #pragma unroll
+  for (int nt = 0; nt < NT; nt++) {
+    s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
+    #pragma unroll
+    for (int kk = 0; kk < HD / 16; kk++) {
+      const T* kr = Ks + (nt * 8 + g) * QS + kk * 16 + tig * 2;
+      mma16816(s[nt], qa[kk], *reinterpret_cast<const u32*>(kr), *reinterpret_cast<const u32*>(kr + 8));
+    }
+  }
+  float tmA = -INFINITY, tmB = -INFINITY;
+  #pragma unroll
+  for (int nt = 0; nt < NT; nt++) {
+    #pragma unroll
+    for (int i = 0; i < 4; i++) {
+      int key = k0 + nt * 8 + tig * 2 + (i & 1);
+#if defined(ALIBI)
+      int qi = i < 2 ? qiA : qiA + 8;
+      float v = s[nt][i] * scale - slope * fabsf((float)(qi - key));
+#else
+      float v = s[nt][i] * scale;
+#endif
+      v = key < len ? v : -INFINITY;
+      s[nt][i] = v;
+      if (i < 2) tmA = fmaxf(tmA, v); else tmB = fmaxf(tmB, v);
+    }
+  }
+  tmA = fmaxf(tmA, __shfl_xor_sync(0xffffffff, tmA, 1));
+  tmA = fmaxf(tmA, __shfl_xor_sync(0xffffffff, tmA, 2));
+  tmB = fmaxf(tmB, __shfl_xor_sync(0xffffffff, tmB, 1));
+  tmB = fmaxf(tmB, __shfl_xor_sync(0xffffffff, tmB, 2));
+  const float nA = fmaxf(mA, tmA), nB = fmaxf(mB, tmB);
+  const float cA = __expf(mA - nA), cB = __expf(mB - nB);
+  mA = nA; mB = nB;
+  lA *= cA; lB *= cB;
+  #pragma unroll
+  for (int j = 0; j < HD / 8; j++) { o[j][0] *= cA; o[j][1] *= cA; o[j][2] *= cB; o[j][3] *= cB; }
+  #pragma unroll
+  for (int nt = 0; nt < NT; nt++) {
+    s[nt][0] = __expf(s[nt][0] - nA); s[nt][1] = __expf(s[nt][1] - nA);
+    s[nt][2] = __expf(s[nt][2] - nB); s[nt][3] = __expf(s[nt][3] - nB);
+    lA += s[nt][0] + s[nt][1];
+    lB += s[nt][2] + s[nt][3];
+  }
+  #pragma unroll
+  for (int t = 0; t < NT / 2; t++) {
+    u32 pa[4] = { pack2(s[2 * t][0], s[2 * t][1]), pack2(s[2 * t][2], s[2 * t][3]),
+                  pack2(s[2 * t + 1][0], s[2 * t + 1][1]), pack2(s[2 * t + 1][2], s[2 * t + 1][3]) };
+    #pragma unroll
+    for (int j = 0; j < HD / 8; j += 2) {
+      // Lanes 0–15: keys t·16 + 0..15 at columns j·8..; lanes 16–31: the same keys at columns (j+1)·8..
+      u32 b[4];
+      ldmatrix_x4_trans(b, Vs + (t * 16 + (lane & 15)) * QS + (j + (lane >> 4)) * 8);
+      mma16816(o[j], pa, b[0], b[1]);
+      mma16816(o[j + 1], pa, b[2], b[3]);
+    }
+  }
+}
+
 // Runs the statements for every 16-byte word of a 64-row tile, spread over the block's 128 threads: r is the
 // row in the tile, c the word's first column in the head.
 #define TILE_WORDS(...) for (int e = tid; e < 64 * CH; e += 128) { const int r = e / CH, c = (e % CH) * 8; __VA_ARGS__ }
 
-extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale, int useAlibi,
+extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale,
     const T* __restrict__ cosT, const T* __restrict__ sinS, const int* __restrict__ positions, unsigned char* out8, const float* outScales) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* Qs = reinterpret_cast<T*>(smem);            // [BQ][QS]; at the end, this warp's rows of the output
@@ -97,7 +168,11 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
   const int d = H * HD;
   const long long width = 3LL * d;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
-  const float slope = useAlibi ? slopes[h] : 0.f;
+#if defined(ALIBI)
+  const float slope = slopes[h];
+#else
+  const float slope = 0.f;  // unused
+#endif
   const uint4 zero = make_uint4(0, 0, 0, 0);
   constexpr int CH = HD / 8;  // 16-byte chunks per row
   // Word c of head h of a row of the segment, in the part starting at column part (0 q, d k, 2d v); q and k
@@ -131,7 +206,8 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
   #pragma unroll
   for (int j = 0; j < HD / 8; j++) o[j][0] = o[j][1] = o[j][2] = o[j][3] = 0.f;
   float mA = -INFINITY, mB = -INFINITY, lA = 0.f, lB = 0.f;  // rows r0 and r0 + 8
-  const int qiA = q0 + r0, qiB = qiA + 8;
+  const int qiA = q0 + r0;
+  const bool warpLive = q0 + warp * 16 < len;  // else this warp's rows are all past the segment's end
 
   for (int k0 = 0; k0 < len; k0 += BKT) {
     if (k0 > 0) {
@@ -143,61 +219,16 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
       })
       __syncthreads();
     }
-
-  float s[BKT / 8][4];
-    #pragma unroll
-    for (int nt = 0; nt < BKT / 8; nt++) {
-      s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
-      #pragma unroll
-      for (int kk = 0; kk < HD / 16; kk++) {
-        const T* kr = Ks + (nt * 8 + g) * QS + kk * 16 + tig * 2;
-        mma16816(s[nt], qa[kk], *reinterpret_cast<const u32*>(kr), *reinterpret_cast<const u32*>(kr + 8));
-      }
-    }
-    float tmA = -INFINITY, tmB = -INFINITY;
-    #pragma unroll
-    for (int nt = 0; nt < BKT / 8; nt++) {
-      #pragma unroll
-      for (int i = 0; i < 4; i++) {
-        int key = k0 + nt * 8 + tig * 2 + (i & 1);
-        int qi = i < 2 ? qiA : qiB;
-        float v = s[nt][i] * scale - slope * fabsf((float)(qi - key));
-        v = key < len ? v : -INFINITY;
-        s[nt][i] = v;
-        if (i < 2) tmA = fmaxf(tmA, v); else tmB = fmaxf(tmB, v);
-      }
-    }
-    tmA = fmaxf(tmA, __shfl_xor_sync(0xffffffff, tmA, 1));
-    tmA = fmaxf(tmA, __shfl_xor_sync(0xffffffff, tmA, 2));
-    tmB = fmaxf(tmB, __shfl_xor_sync(0xffffffff, tmB, 1));
-    tmB = fmaxf(tmB, __shfl_xor_sync(0xffffffff, tmB, 2));
-    const float nA = fmaxf(mA, tmA), nB = fmaxf(mB, tmB);
-    const float cA = __expf(mA - nA), cB = __expf(mB - nB);
-    mA = nA; mB = nB;
-    lA *= cA; lB *= cB;
-    #pragma unroll
-    for (int j = 0; j < HD / 8; j++) { o[j][0] *= cA; o[j][1] *= cA; o[j][2] *= cB; o[j][3] *= cB; }
-    #pragma unroll
-    for (int nt = 0; nt < BKT / 8; nt++) {
-      s[nt][0] = __expf(s[nt][0] - nA); s[nt][1] = __expf(s[nt][1] - nA);
-      s[nt][2] = __expf(s[nt][2] - nB); s[nt][3] = __expf(s[nt][3] - nB);
-      lA += s[nt][0] + s[nt][1];
-      lB += s[nt][2] + s[nt][3];
-    }
-    #pragma unroll
-    for (int t = 0; t < BKT / 16; t++) {
-      u32 pa[4] = { pack2(s[2 * t][0], s[2 * t][1]), pack2(s[2 * t][2], s[2 * t][3]),
-                    pack2(s[2 * t + 1][0], s[2 * t + 1][1]), pack2(s[2 * t + 1][2], s[2 * t + 1][3]) };
-      #pragma unroll
-      for (int j = 0; j < HD / 8; j += 2) {
-        // Lanes 0–15: keys t·16 + 0..15 at columns j·8..; lanes 16–31: the same keys at columns (j+1)·8..
-        u32 b[4];
-        ldmatrix_x4_trans(b, Vs + (t * 16 + (lane & 15)) * QS + (j + (lane >> 4)) * 8);
-        mma16816(o[j], pa, b[0], b[1]);
-        mma16816(o[j + 1], pa, b[2], b[3]);
-      }
-    }
+    if (!warpLive) continue;  // it still takes part in every tile's loads and barriers
+    // The tile's keys before the segment's end, in groups of 16 (all 4 but in the last tile): one compiled body a
+    // count, so that the groups past the end cost nothing and the arrays stay in registers.
+    const int groups = min(BKT / 16, (len - k0 + 15) >> 4);
+    if (groups == 4) keyTile<4>(Ks, Vs, qa, o, mA, mB, lA, lB, k0, len, scale, slope, qiA, lane);
+    else if (groups == 3) keyTile<3>(Ks, Vs, qa, o, mA, mB, lA, lB, k0, len, scale, slope, qiA, lane);
+    else if (groups == 2) keyTile<2>(Ks, Vs, qa, o, mA, mB, lA, lB, k0, len, scale, slope, qiA, lane);
+    else keyTile<1>(Ks, Vs, qa, o, mA, mB, lA, lB, k0, len, scale, slope, qiA, lane);
   }
+  if (!warpLive) return;  // no barrier below: the epilogue is each warp's own
   lA += __shfl_xor_sync(0xffffffff, lA, 1);
   lA += __shfl_xor_sync(0xffffffff, lA, 2);
   lB += __shfl_xor_sync(0xffffffff, lB, 1);

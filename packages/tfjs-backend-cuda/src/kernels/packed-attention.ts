@@ -35,9 +35,9 @@ export const packedAttentionConfig: KernelConfig = {
     if (tensorCores) {
       const tables = rotary ? [cuda.ptr(rotary.cos), cuda.ptr(rotary.sinSigned), cuda.ptr(rotary.positions)] : [0, 0, 0];
       const fp8 = fp8Output(cuda, qkv, y, rows, d);
-      const defines = [`-DHD=${hd}`, ...(rotary ? ['-DROTARY'] : []), ...(cuda.attentionMinBlocks ? [`-DMIN_BLOCKS=${cuda.attentionMinBlocks}`] : []), ...(fp8 ? ['-DFP8_OUT'] : [])];
-      cuda.launch(attentionMmaSource, 'attention_mma', defines, grid, [128, 1, 1], attentionMmaSharedBytes(hd), 'ppppifippppp',
-        cuda.ptr(qkv), cuda.ptr(cuSeqlens), slopes, cuda.ptr(y), H, scale, alibiSlopes ? 1 : 0, ...tables, fp8?.data ?? 0, fp8?.outScales ?? 0);
+      const defines = [`-DHD=${hd}`, ...(rotary ? ['-DROTARY'] : []), ...(alibiSlopes ? ['-DALIBI'] : []), ...(cuda.attentionMinBlocks ? [`-DMIN_BLOCKS=${cuda.attentionMinBlocks}`] : []), ...(fp8 ? ['-DFP8_OUT'] : [])];
+      cuda.launch(attentionMmaSource, 'attention_mma', defines, grid, [128, 1, 1], attentionMmaSharedBytes(hd), 'ppppifppppp',
+        cuda.ptr(qkv), cuda.ptr(cuSeqlens), slopes, cuda.ptr(y), H, scale, ...tables, fp8?.data ?? 0, fp8?.outScales ?? 0);
       if (fp8) cuda.markStale(y);
       return y;
     }
