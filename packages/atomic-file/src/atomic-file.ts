@@ -16,6 +16,8 @@ import { tempPathFor } from './temp-name.js';
 export class AtomicFile implements StagedOutput {
   private state: 'open' | 'completed' | 'published' | 'discarded' = 'open';
   private writing: Promise<void> = Promise.resolve();
+  /** writeAt's writes under way. */
+  private readonly placed = new Set<Promise<void>>();
 
   private constructor(
     readonly path: string,
@@ -46,11 +48,33 @@ export class AtomicFile implements StagedOutput {
     });
   }
 
+  /**
+   * Writes bytes at `position`, beside any other writes under way (the caller keeps their ranges apart; `write`'s
+   * appends do not see these); resolves once handed to the OS. `complete()` waits for them.
+   */
+  writeAt(data: Uint8Array, position: number): Promise<void> {
+    if (this.state !== 'open') return Promise.reject(new Error(`${this.path}: write after the file was completed or discarded`));
+    const write = (async () => {
+      const fault = injectedWriteFault(this.path);
+      if (fault) throw fault;
+      for (let done = 0; done < data.length; ) {
+        done += (await this.handle.write(data, done, Math.min(MAX_WRITE, data.length - done), position + done)).bytesWritten;
+      }
+    })();
+    this.placed.add(write);
+    const settled = () => this.placed.delete(write);
+    write.then(settled, settled);
+    return write.catch((error: unknown) => {
+      throw namingFile(this.path, error);
+    });
+  }
+
   /** Everything written is on disk (fsync) and the file closed, still under its temporary name. */
   async complete(): Promise<void> {
     if (this.state !== 'open') return;
     try {
       await this.writing;
+      await Promise.all(this.placed);
       const fault = injectedWriteFault(this.path);
       if (fault) throw fault;
       await this.handle.sync();
@@ -77,7 +101,10 @@ export class AtomicFile implements StagedOutput {
   /** Closes and removes the temporary file. Safe in any state, also after a failure. */
   async discard(): Promise<void> {
     if (this.state === 'published' || this.state === 'discarded') return;
-    if (this.state === 'open') await this.handle.close().catch(() => undefined);
+    if (this.state === 'open') {
+      await Promise.allSettled(this.placed); // before closing the file they write to
+      await this.handle.close().catch(() => undefined);
+    }
     this.state = 'discarded';
     await unlink(this.tempPath).catch(() => undefined);
   }

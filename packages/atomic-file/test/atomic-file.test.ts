@@ -11,6 +11,36 @@ afterEach(() => {
 });
 
 describe('AtomicFile', () => {
+  it('writeAt: blocks written at their places, out of order and many at once, all on disk once complete', async () => {
+    const d = dir();
+    const path = join(d, 'placed.bin');
+    const file = await AtomicFile.create(path);
+    const blocks = Array.from({ length: 40 }, (_, i) => new Uint8Array(100_003).fill(i + 1));
+    const order = blocks.map((_, i) => (i * 17) % blocks.length); // every block once, out of order
+    const writes = order.map((i) => file.writeAt(blocks[i], 8 + i * 100_003)); // none awaited before the next
+    await file.writeAt(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 0);
+    await file.complete(); // waits for the ones still under way
+    await Promise.all(writes);
+    await file.publish();
+    const bytes = readFileSync(path);
+    expect(bytes.length).toBe(8 + 40 * 100_003);
+    expect([...bytes.subarray(0, 8)]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (let i = 0; i < 40; i++) expect(bytes.subarray(8 + i * 100_003, 8 + (i + 1) * 100_003).every((v) => v === i + 1)).toBe(true);
+  });
+
+  it('writeAt: refused once completed, and discard with writes under way leaves no file', async () => {
+    const d = dir();
+    const done = await AtomicFile.create(join(d, 'done.bin'));
+    await done.complete();
+    await expect(done.writeAt(new Uint8Array(4), 0)).rejects.toThrow(/write after the file was completed/);
+    await done.discard();
+    const file = await AtomicFile.create(join(d, 'gone.bin'));
+    const writes = Array.from({ length: 8 }, (_, i) => file.writeAt(new Uint8Array(1 << 20), i << 20).catch(() => undefined));
+    await file.discard();
+    await Promise.all(writes);
+    expect(readdirSync(d)).toEqual([]);
+  });
+
   it('is invisible under its name until published; complete then publish lets several appear together', async () => {
     const d = dir();
     const a = await AtomicFile.create(join(d, 'a.txt'));

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSafetensors } from '@virnucpro/weights';
@@ -36,6 +36,61 @@ describe('EmbeddingFileWriter', () => {
     await writer.commit();
     expect(readFileSync(output).equals(readFileSync(expectedPath))).toBe(true);
     expect(readdirSync(sub).sort()).toEqual(['expected.safetensors', 'streamed.safetensors']);
+  });
+
+  /** The whole tensor written at once, as `embed`'s output must be, and the metadata of `rows` ids. */
+  async function expected(sub: string, rows: number, dim: number, all: Float32Array) {
+    const ids = Array.from({ length: rows }, (_, r) => `seq${r}`);
+    const path = join(sub, 'expected.safetensors');
+    await writeSafetensors(path, { embeddings: { dtype: 'float32', shape: [rows, dim], data: all } }, { ids: JSON.stringify(ids) });
+    return { ids, bytes: readFileSync(path) };
+  }
+
+  // With a plan (N and the metadata known ahead) the vectors go straight into the output; a plan that turns out
+  // wrong, fails, or comes only once the writer has to wait for it changes how, never the bytes.
+  const rows = 3000;
+  it.each([
+    ['right, known from the start', rows, 0],
+    ['right, settled after 1,000 vectors (held until then)', rows, 1000],
+    ['right, settled only once commit() waits for it', rows, Infinity],
+    ['wrong about N (a header 10 digits longer)', rows * 100_000, 0],
+    ['wrong about the ids (one 40 characters longer)', rows, 0, 'longer'],
+    ['failed', -1, 1000],
+  ] as [string, number, number, string?][])('a plan %s: the same bytes', async (_, plannedRows, settleAtRow, variant) => {
+    const sub = mkdtempSync(join(dir, 'plan-'));
+    const { all, vector } = vectors(rows, dim);
+    const truth = await expected(sub, rows, dim, all);
+    const plannedIds = variant === 'longer' ? truth.ids.map((id, r) => (r === 7 ? `${id}${'x'.repeat(40)}` : id)) : truth.ids;
+    let settle!: () => void;
+    const plan = new Promise<{ rows: number; metadata: Record<string, string> }>((resolve, reject) => {
+      settle = () => (plannedRows < 0 ? reject(new Error('no plan')) : resolve({ rows: plannedRows, metadata: { ids: JSON.stringify(plannedIds) } }));
+    });
+    const output = join(sub, 'streamed.safetensors');
+    const writer = new EmbeddingFileWriter(output, dim, () => ({ ids: JSON.stringify(truth.ids) }), plan);
+    // The file the vectors were written into during the run (after 2,000 vectors, past the plan settling at 1,000).
+    let written: number | undefined;
+    for (let r = 0; r < rows; r++) {
+      if (r === settleAtRow) settle();
+      await writer.append(vector(r));
+      const file = r === 2000 && readdirSync(sub).find((name) => name !== 'expected.safetensors');
+      if (file) written = statSync(join(sub, file)).ino; // none while the plan is awaited: the vectors are held
+    }
+    const committed = writer.commit();
+    if (settleAtRow === Infinity) setTimeout(settle, 20);
+    await committed;
+    expect(readFileSync(output).equals(truth.bytes)).toBe(true);
+    expect(readdirSync(sub).sort()).toEqual(['expected.safetensors', 'streamed.safetensors']);
+    // With a right plan settled in time the vectors were written where they are published; otherwise copied there.
+    expect(statSync(output).ino === written).toBe(variant === undefined && plannedRows === rows && settleAtRow <= 1000);
+  });
+
+  it('discard with a plan leaves nothing behind', async () => {
+    const sub = mkdtempSync(join(dir, 'discard-plan-'));
+    const writer = new EmbeddingFileWriter(join(sub, 'out.safetensors'), dim, () => ({}), Promise.resolve({ rows: 2000, metadata: {} }));
+    for (let r = 0; r < 2000; r++) await writer.append(vector(r));
+    expect(readdirSync(sub)).toHaveLength(1); // the output's temporary file
+    await writer.discard();
+    expect(readdirSync(sub)).toEqual([]);
   });
 
   it('writes an empty tensor when nothing was appended', async () => {

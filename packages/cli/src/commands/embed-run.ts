@@ -6,6 +6,7 @@ import { runEmbedding, serialEmbedder } from '@virnucpro/runtime';
 import { UsageError } from '../errors.js';
 import { batchesInFlight, type ComputeDescription, type CudaDeviceSummary } from '@virnucpro/compute';
 import { embedSplittingOnOom } from '@virnucpro/predict';
+import { planEmbeddingFile } from './embedding-file-plan.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
 
 export interface EmbedRunOptions {
@@ -83,7 +84,11 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   const { embedder } = options;
   const { tokenized } = embedder;
   const ids: string[] = [];
-  const writer = new EmbeddingFileWriter(options.output, embedder.dim, () => ({ ...options.metadata, ids: JSON.stringify(ids) }));
+  const metadataFor = (ids: string[]) => ({ ...options.metadata, ids: JSON.stringify(ids) });
+  let stopped = false;
+  let interrupted: TerminationSignal | undefined;
+  const plan = planEmbeddingFile(options.input, metadataFor, () => stopped || interrupted !== undefined);
+  const writer = new EmbeddingFileWriter(options.output, embedder.dim, () => metadataFor(ids), plan);
   let tokens = 0;
   let batches = 0;
   let spent = 0;
@@ -92,7 +97,6 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   const started = performance.now();
   // SIGINT/SIGTERM (the one handler, @virnucpro/checkpoint's): the loop stops before its next batch and
   // removes the partial output; then the handler says so and exits 130 / 143.
-  let interrupted: TerminationSignal | undefined;
   let outputRemoved!: () => void;
   const stoppedCleanly = new Promise<void>((resolve) => (outputRemoved = resolve));
   const stopHandling = onTerminationSignal(async (signal) => {
@@ -193,7 +197,6 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     yield* takeAllBut(0);
   }
 
-  let stopped = false;
   // On a GPU two batches at once, as predict's workers run them: the next batch's kernels queue behind the one
   // before instead of after its results are read back (one at a time, an H200's stream ran empty 104 times in an fp8
   // run's first 30 s, 26 ms each on average: the command made 152,500 tokens/s where the model bench made 176,300).

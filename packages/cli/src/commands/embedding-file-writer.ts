@@ -19,20 +19,47 @@ const BLOCK_BYTES = 1 << 20;
 const WRITES_IN_FLIGHT = 32;
 
 /**
- * Writes an `embeddings` float32 [N, dim] safetensors file without holding N vectors in memory:
- * vectors stream through reused blocks into a scratch file; complete() writes the header (@virnucpro/weights'
- * encoder; N and the `__metadata__` with the ids are only known then: `metadata()` is asked at that point) and then
- * the vectors into an AtomicFile, fsynced; publish() renames it into place (a StagedOutput; commit() does both).
- * discard() removes both, so a failed or interrupted run leaves no partial output.
+ * Vector bytes a writer holds in memory while its plan is still being made, before it waits for the plan: at 150 bp
+ * ~21,000 windows, the first ~10 batches (a first pass over 150,000 ids takes ~0.1 s).
+ */
+const HOLD_BYTES = 64 << 20;
+
+/** What the finished file will hold, known before its vectors arrive (`embed`: a first pass over the input's ids). */
+export interface EmbeddingFilePlan {
+  rows: number;
+  metadata: Record<string, string>;
+}
+
+/** Where blocks of vectors go: a scratch file, or the output itself behind the room its header will take. */
+type Target = { scratch: FileHandle } | { output: AtomicFile; dataStart: number };
+
+/**
+ * Writes an `embeddings` float32 [N, dim] safetensors file without holding N vectors in memory. The header holds N and
+ * the `__metadata__` with the ids, asked of `metadata()` at the end, so it is known last but comes first:
+ * - given a plan (N and the metadata known ahead), the vectors go straight into the output behind the room that
+ *   plan's header takes; at the end the header is written in front of them. Where the header turns out another size
+ *   (the input changed under the run), the vectors are copied as below — the bytes never depend on the plan;
+ * - without one, the vectors stream into a scratch file and complete() copies them behind the header (for 150,000
+ *   150-bp windows, 460 MB: 0.4–2.2 s on the 2-core box, most of the command's tail).
+ * Either way vectors go through reused 1 MiB blocks, several writes under way. The output is an AtomicFile, fsynced by
+ * complete(); publish() renames it into place (a StagedOutput; commit() does both). discard() removes every file, so a
+ * failed or interrupted run leaves no partial output.
  */
 export class EmbeddingFileWriter implements StagedOutput {
   /** Named like any temporary file (@virnucpro/atomic-file), so a killed run's scratch is cleaned up too. */
   private readonly scratchPath: string;
-  private scratch: FileHandle | undefined;
+  /** Let go of once used: its metadata holds every id. */
+  private plan: Promise<EmbeddingFilePlan | undefined>;
+  private planSettled: boolean;
+  /** Undefined until the first block is written (or the plan has settled). */
+  private target: Target | undefined;
+  /** Blocks kept while the plan is made, each with its place among the vectors' bytes. */
+  private held: { block: Uint8Array; length: number; position: number }[] = [];
+  private heldBytes = 0;
   /** Vector bytes not yet handed to a write: `block[0, used)`. */
   private block: Uint8Array | undefined;
   private used = 0;
-  /** Bytes handed to writes so far: where the next block goes in the scratch file. */
+  /** Vector bytes handed over so far: where the next block goes among them. */
   private handedOver = 0;
   /** Block writes under way, oldest first; each resolves to its block, to be filled again. */
   private writes: Promise<Uint8Array>[] = [];
@@ -45,8 +72,13 @@ export class EmbeddingFileWriter implements StagedOutput {
     readonly path: string,
     readonly dim: number,
     private readonly metadata: () => Record<string, string> = () => ({}),
+    plan?: Promise<EmbeddingFilePlan | undefined>,
   ) {
     this.scratchPath = tempPathFor(path);
+    // A plan that fails is no plan: the vectors then take the scratch file.
+    this.plan = plan ? plan.catch(() => undefined) : Promise.resolve(undefined);
+    this.planSettled = plan === undefined;
+    void this.plan.then(() => (this.planSettled = true));
   }
 
   get rows(): number {
@@ -57,7 +89,6 @@ export class EmbeddingFileWriter implements StagedOutput {
   async append(vector: Float32Array): Promise<void> {
     if (vector.length !== this.dim) throw new Error(`embedding has ${vector.length} values, expected ${this.dim}`);
     try {
-      this.scratch ??= await open(this.scratchPath, 'wx+');
       this.block ??= this.spareBlocks.pop() ?? new Uint8Array(BLOCK_BYTES);
       // safetensors is little-endian, as is every platform Node runs on (checked in complete()).
       const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -77,56 +108,85 @@ export class EmbeddingFileWriter implements StagedOutput {
     this.count++;
   }
 
-  /** Hands the block to a write at its offset; waits for the oldest write only when WRITES_IN_FLIGHT are under way. */
+  /** Hands the block over: held while the plan is made (up to HOLD_BYTES), else written at its place. */
   private async flush(): Promise<void> {
     if (this.used === 0) return;
-    const block = this.block!;
-    const write = writeAt(this.scratch!, block.subarray(0, this.used), this.handedOver).then(() => block);
-    write.catch(() => undefined); // handled: waited for below, in complete() or in discard()
-    this.writes.push(write);
+    const block = { block: this.block!, length: this.used, position: this.handedOver };
     this.handedOver += this.used;
     this.block = undefined;
     this.used = 0;
+    if (this.target === undefined && !this.planSettled && this.heldBytes + block.length <= HOLD_BYTES) {
+      this.held.push(block);
+      this.heldBytes += block.length;
+      return;
+    }
+    await this.settleTarget();
+    await this.write(block);
+  }
+
+  /** Waits for the plan, opens the target it allows and writes the blocks held meanwhile. */
+  private async settleTarget(): Promise<void> {
+    if (this.target !== undefined) return;
+    const plan = await this.plan;
+    this.plan = Promise.resolve(undefined);
+    this.target = plan
+      ? { output: await AtomicFile.create(this.path), dataStart: this.header(plan.rows, plan.metadata).length }
+      : { scratch: await open(this.scratchPath, 'wx+') };
+    const held = this.held.splice(0);
+    this.heldBytes = 0;
+    for (const block of held) await this.write(block);
+  }
+
+  /** Starts a block's write at its place in the target; waits for the oldest only when WRITES_IN_FLIGHT are under way. */
+  private async write({ block, length, position }: { block: Uint8Array; length: number; position: number }): Promise<void> {
+    const target = this.target!;
+    const bytes = block.subarray(0, length);
+    const written = 'scratch' in target ? writeAt(target.scratch, bytes, position) : target.output.writeAt(bytes, target.dataStart + position);
+    const write = written.then(() => block);
+    write.catch(() => undefined); // handled: waited for below, in complete() or in discard()
+    this.writes.push(write);
     if (this.writes.length >= WRITES_IN_FLIGHT) this.spareBlocks.push(await this.writes.shift()!);
   }
 
-  /** Every block handed over is in the scratch file. */
+  /** Every block handed over is in the target. */
   private async drain(): Promise<void> {
     while (this.writes.length > 0) this.spareBlocks.push(await this.writes.shift()!);
+  }
+
+  private header(rows: number, metadata: Record<string, string>): Uint8Array {
+    return encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [rows, this.dim] } }, metadata).header;
   }
 
   async complete(): Promise<void> {
     if (this.completed) return;
     if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('big-endian hosts are not supported');
     try {
-      this.scratch ??= await open(this.scratchPath, 'wx+');
       await this.flush();
+      await this.settleTarget();
       await this.drain();
     } catch (error) {
       throw namingFile(this.path, error);
     }
     this.block = undefined;
     this.spareBlocks.length = 0;
-    const { header } = encodeSafetensorsHeader({ embeddings: { dtype: 'float32', shape: [this.count, this.dim] } }, this.metadata());
-    this.output = await AtomicFile.create(this.path);
-    await this.output.write(header);
-    // Two buffers, so that the next one is read while the one before is written: the copy is the tail of every run
-    // (a read then a write, each waited for, took ~0.2 s for 150 MB on the 2-core box).
-    const buffers = [new Uint8Array(COPY_BYTES), new Uint8Array(COPY_BYTES)];
-    let writing: Promise<void> = Promise.resolve();
-    for (let position = 0, k = 0; ; k ^= 1) {
-      // buffers[k]'s last write (two rounds ago) was waited for in the round before.
-      const { bytesRead } = await this.scratch.read(buffers[k], 0, COPY_BYTES, position);
-      await writing;
-      if (bytesRead === 0) break;
-      writing = this.output.write(buffers[k].subarray(0, bytesRead));
-      writing.catch(() => undefined); // handled: waited for in the next round
-      position += bytesRead;
+    const header = this.header(this.count, this.metadata());
+    const target = this.target!;
+    if ('output' in target && header.length === target.dataStart) {
+      await target.output.writeAt(header, 0);
+      this.output = target.output;
+    } else {
+      // In the scratch file, or in the output behind a header of another size: copied behind this one.
+      const source = 'scratch' in target ? target.scratch : await open(target.output.tempPath, 'r');
+      const start = 'scratch' in target ? 0 : target.dataStart;
+      this.output = await AtomicFile.create(this.path);
+      await this.output.write(header);
+      await copyBytes(source, start, this.handedOver, this.output);
+      await source.close();
+      if ('scratch' in target) await rm(this.scratchPath, { force: true });
+      else await target.output.discard();
     }
+    this.target = undefined;
     await this.output.complete();
-    await this.scratch.close();
-    this.scratch = undefined;
-    await rm(this.scratchPath, { force: true });
     this.completed = true;
   }
 
@@ -144,12 +204,34 @@ export class EmbeddingFileWriter implements StagedOutput {
     this.block = undefined;
     this.used = 0;
     this.spareBlocks.length = 0;
+    this.held = [];
     await Promise.allSettled(this.writes.splice(0)); // before closing the file they write to
-    await this.scratch?.close().catch(() => undefined);
-    this.scratch = undefined;
+    const target = this.target;
+    this.target = undefined;
+    if (target && 'scratch' in target) await target.scratch.close().catch(() => undefined);
+    if (target && 'output' in target) await target.output.discard();
     await rm(this.scratchPath, { force: true });
     await this.output?.discard();
   }
+}
+
+/**
+ * `length` bytes of `source` from `start` appended to `output`, with two buffers, so that the next is read while the
+ * one before is written (a read then a write, each waited for, took ~0.2 s for 150 MB on the 2-core box).
+ */
+async function copyBytes(source: FileHandle, start: number, length: number, output: AtomicFile): Promise<void> {
+  const buffers = [new Uint8Array(COPY_BYTES), new Uint8Array(COPY_BYTES)];
+  let writing: Promise<void> = Promise.resolve();
+  for (let done = 0, k = 0; done < length; k ^= 1) {
+    // buffers[k]'s last write (two rounds ago) was waited for in the round before.
+    const { bytesRead } = await source.read(buffers[k], 0, Math.min(COPY_BYTES, length - done), start + done);
+    await writing;
+    if (bytesRead === 0) throw new Error(`${output.path}: the vectors' file ended ${length - done} bytes early`);
+    writing = output.write(buffers[k].subarray(0, bytesRead));
+    writing.catch(() => undefined); // handled: waited for in the next round
+    done += bytesRead;
+  }
+  await writing;
 }
 
 /** All of `bytes` at `position` (a write may take part of them). */
