@@ -84,6 +84,25 @@ describe('EmbeddingFileWriter', () => {
     expect(statSync(output).ino === written).toBe(variant === undefined && plannedRows === rows && settleAtRow <= 1000);
   });
 
+  it('discard while an append waits for the plan: nothing is created after it', async () => {
+    const sub = mkdtempSync(join(dir, 'discard-waiting-'));
+    let settle!: (plan: { rows: number; metadata: Record<string, string> }) => void;
+    const writer = new EmbeddingFileWriter(join(sub, 'out.safetensors'), 7000, () => ({}), new Promise((resolve) => (settle = resolve)));
+    const big = new Float32Array(7000);
+    let waiting: Promise<void> | undefined;
+    for (let r = 0; r < 3000 && !waiting; r++) {
+      // Past 64 MiB held, an append waits for the plan.
+      const appended = writer.append(big);
+      const pending = await Promise.race([appended.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 20))]);
+      if (pending) waiting = appended;
+    }
+    expect(waiting).toBeDefined();
+    await writer.discard();
+    settle({ rows: 3000, metadata: {} });
+    await expect(waiting).rejects.toThrow(/discarded/);
+    expect(readdirSync(sub)).toEqual([]);
+  });
+
   it('discard with a plan leaves nothing behind', async () => {
     const sub = mkdtempSync(join(dir, 'discard-plan-'));
     const writer = new EmbeddingFileWriter(join(sub, 'out.safetensors'), dim, () => ({}), Promise.resolve({ rows: 2000, metadata: {} }));

@@ -67,6 +67,8 @@ export class EmbeddingFileWriter implements StagedOutput {
   private output: AtomicFile | undefined;
   private count = 0;
   private completed = false;
+  /** After discard() nothing is opened again (a signal's discard can come while an append waits for the plan). */
+  private discarded = false;
 
   constructor(
     readonly path: string,
@@ -129,6 +131,7 @@ export class EmbeddingFileWriter implements StagedOutput {
     if (this.target !== undefined) return;
     const plan = await this.plan;
     this.plan = Promise.resolve(undefined);
+    if (this.discarded) throw new Error('the output was discarded');
     this.target = plan
       ? { output: await AtomicFile.create(this.path), dataStart: this.header(plan.rows, plan.metadata).length }
       : { scratch: await open(this.scratchPath, 'wx+') };
@@ -201,6 +204,7 @@ export class EmbeddingFileWriter implements StagedOutput {
   }
 
   async discard(): Promise<void> {
+    this.discarded = true;
     this.block = undefined;
     this.used = 0;
     this.spareBlocks.length = 0;
