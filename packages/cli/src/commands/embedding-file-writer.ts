@@ -91,6 +91,8 @@ export class EmbeddingFileWriter implements StagedOutput {
   async append(vector: Float32Array): Promise<void> {
     if (vector.length !== this.dim) throw new Error(`embedding has ${vector.length} values, expected ${this.dim}`);
     try {
+      // The file opens with the first vector once the plan allows (an unwritable folder fails early; a run's file shows).
+      if (this.target === undefined && this.planSettled) await this.settleTarget();
       this.block ??= this.spareBlocks.pop() ?? new Uint8Array(BLOCK_BYTES);
       // safetensors is little-endian, as is every platform Node runs on (checked in complete()).
       const bytes = new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
