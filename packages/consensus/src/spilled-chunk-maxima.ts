@@ -87,8 +87,15 @@ export class SpilledChunkMaxima {
   async spill(): Promise<void> {
     this.throwMergeFailure();
     const path = tempPathFor(join(this.dir, 'consensus-run'));
+    try {
+      await writeConsensusRun(path, inBatches(this.current.sortedGroups()), (this.block ??= consensusRunBlock()));
+    } catch (error) {
+      await unlink(path).catch(() => undefined);
+      throw error;
+    }
+    // Listed only once whole: a merge beside that ends during the write must not take it half written (its groups
+    // were lost so: a chunk's frames 3 instead of 4 in the 2026-11-29 CI).
     this.runs.push({ path, level: 0 });
-    await writeConsensusRun(path, inBatches(this.current.sortedGroups()), (this.block ??= consensusRunBlock()));
     this.current = new ChunkMaxima(this.rule);
     // Discarded while the run was being written (a stopped run's cleanup does not wait for a batch in flight).
     if (this.discarded) await this.discard();
