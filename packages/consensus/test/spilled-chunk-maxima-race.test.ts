@@ -5,8 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { ChunkMaxima, type ChunkConsensus } from '../src/consensus.js';
-import { SpilledChunkMaxima } from '../src/spilled-chunk-maxima.js';
+import { frames, inMemory, spilled } from './spilled-maxima-cases.js';
 
 // Every run file's write waits a few milliseconds once its file exists: spills and merges then overlap.
 vi.mock('../src/consensus-run-file.js', async (importOriginal) => {
@@ -28,16 +27,6 @@ vi.mock('../src/consensus-run-file.js', async (importOriginal) => {
 const root = mkdtempSync(join(tmpdir(), 'spilled-maxima-race-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function frames(keys: number, seed: number): { id: string; score1: number; score2: number }[] {
-  let state = seed;
-  const rand = () => ((state = (state * 48271) % 2147483647) / 2147483647);
-  return Array.from({ length: 3 * keys }, (_, frame) => {
-    const k = Math.floor(rand() * keys);
-    const p = Math.fround(rand());
-    return { id: `seq${k}_chunk_${1 + (k % 5)}${frame % 2 ? 'F1' : 'R2'}`, score1: Math.fround(1 - p), score2: p };
-  });
-}
-
 describe('SpilledChunkMaxima, slow run files', () => {
   it.each([
     { runChunks: 1, fanIn: 2 },
@@ -46,16 +35,8 @@ describe('SpilledChunkMaxima, slow run files', () => {
   ])('runs of $runChunks merged $fanIn at a time while spills are written: the groups held in memory', async ({ runChunks, fanIn }) => {
     const rows = frames(60, 11 + runChunks);
     const dir = mkdtempSync(join(root, 'race-'));
-    const maxima = new SpilledChunkMaxima(dir, 'original', runChunks, fanIn);
-    for (const r of rows) {
-      maxima.add(r.id, r.score1, r.score2);
-      if (maxima.full) await maxima.spill();
-    }
-    const groups: ChunkConsensus[] = [];
-    for await (const batch of maxima.sortedBatches()) groups.push(...batch);
-    const all = new ChunkMaxima('original');
-    for (const r of rows) all.add(r.id, r.score1, r.score2);
-    expect(groups).toEqual([...all.sortedGroups()]);
+    const { groups, maxima } = await spilled(rows, dir, runChunks, fanIn);
+    expect(groups).toEqual(inMemory(rows));
     expect(maxima.mergesBeside).toBeGreaterThan(fanIn);
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
