@@ -48,7 +48,9 @@ export interface VnpRotaryQkvAttrs extends NamedAttrMap {
  * cuSeqlens int32 [S+1] (segment offsets, `layout.offsetsTensor`). Output [N, H·hd]: softmax(scale·q·kᵀ
  * − slope_h·|i−j|)·v per segment and head, fp32 softmax. `alibiSlopes` (H values) is optional.
  * `layout` is the host-side layout of the same batch (the composite kernels plan their padded groups from it).
- * With cos, sinSigned and positions (as for VnpRotaryQkv), q and k are first rotated as VnpRotaryQkv rotates them.
+ * With cos, sinSigned and positions (as for VnpRotaryQkv), q and k are first rotated as VnpRotaryQkv rotates them;
+ * positions are the layout's (`layout.positionsTensor`: each row's offset in its segment), so a kernel may take a
+ * row's position from cuSeqlens instead of reading them.
  */
 export const VnpPackedAttention = 'VnpPackedAttention';
 export type VnpPackedAttentionInputs = { qkv: TensorInfo; cuSeqlens: TensorInfo; cos?: TensorInfo; sinSigned?: TensorInfo; positions?: TensorInfo };

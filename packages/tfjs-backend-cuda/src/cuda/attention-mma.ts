@@ -13,9 +13,10 @@ import { fp8Helpers } from './fp8.js';
  * helps load the tiles, and the last key tile computes only its groups of 16 keys that reach into the segment (a
  * 101-token protein's second query block and second key tile are about half padding). The probabilities left out
  * would be exactly 0: every result keeps its bytes.
- * With -DROTARY, q and k are rotated (rotate_half, the cos / signed-sin tables at each row's position) as they
- * are loaded, with the same arithmetic as rotary_qkv_vec: ESM-2 then reads qkv once instead of rotating it in a
- * pass of its own (which read and wrote q and k: ~3 % of a forward).
+ * With -DROTARY, q and k are rotated (rotate_half, the cos / signed-sin tables at each row's position, its offset in
+ * the segment) as they are loaded, with the same arithmetic as rotary_qkv_vec: ESM-2 then reads qkv once instead of
+ * rotating it in a pass of its own (which read and wrote q and k: ~3 % of a forward). Each thread loads a row's two
+ * head halves together, so each word and its partner are read once.
  * With -DFP8_OUT (fp8 with static scales) the output leaves as E4M3 bytes, out8 = e4m3(o · outScales[2]) with the
  * static scale of attentionFp8OutputScale, instead of T: the `out` GEMM's input, with no quantisation pass.
  */
@@ -34,14 +35,9 @@ export const attentionMmaSource: CudaSource = {
 #define QS (HD + 8)
 typedef unsigned int u32;
 
-// One 16-byte word (8 elements, columns c..c+7) of a q or k head, rotated by position p when ROTARY is set.
-__device__ __forceinline__ uint4 load_head_word(const T* head, int c, const T* cosT, const T* sinS, int p) {
-  uint4 x = *reinterpret_cast<const uint4*>(head + c);
-#if defined(ROTARY)
-  constexpr int half = HD / 2;
-  uint4 y = *reinterpret_cast<const uint4*>(head + (c < half ? c + half : c - half));
-  uint4 cv = *reinterpret_cast<const uint4*>(cosT + (long long)p * HD + c);
-  uint4 sv = *reinterpret_cast<const uint4*>(sinS + (long long)p * HD + c);
+// Word x (8 elements) rotated against its partner word y (the other half of its head) with the cos / signed-sin words
+// of its columns at its row's position: the arithmetic of rotary_qkv_vec, so that both give the same bytes.
+__device__ __forceinline__ uint4 rotate_word(uint4 x, uint4 y, uint4 cv, uint4 sv) {
   const T* xe = reinterpret_cast<const T*>(&x);
   const T* ye = reinterpret_cast<const T*>(&y);
   const T* ce = reinterpret_cast<const T*>(&cv);
@@ -51,9 +47,25 @@ __device__ __forceinline__ uint4 load_head_word(const T* head, int c, const T* c
   #pragma unroll
   for (int k = 0; k < 8; k++) oe[k] = fromF(toF(xe[k]) * toF(ce[k]) + toF(ye[k]) * toF(se[k]));
   return o;
-#else
-  return x;
+}
+
+// Words c and c + HD/2 (c < HD/2) of a head, to the same columns of a shared-memory row; with ROTARY and rotate, q or
+// k rotated by position p (rotate_half: each word is the other's partner, so a pair loads its two words once).
+__device__ __forceinline__ void store_head_pair(T* dst, const T* head, int c, bool rotate, const T* cosT, const T* sinS, int p) {
+  constexpr int half = HD / 2;
+  uint4 lo = *reinterpret_cast<const uint4*>(head + c);
+  uint4 hi = *reinterpret_cast<const uint4*>(head + c + half);
+#if defined(ROTARY)
+  if (rotate) {
+    const T* cr = cosT + (long long)p * HD;
+    const T* sr = sinS + (long long)p * HD;
+    const uint4 rlo = rotate_word(lo, hi, *reinterpret_cast<const uint4*>(cr + c), *reinterpret_cast<const uint4*>(sr + c));
+    hi = rotate_word(hi, lo, *reinterpret_cast<const uint4*>(cr + c + half), *reinterpret_cast<const uint4*>(sr + c + half));
+    lo = rlo;
+  }
 #endif
+  *reinterpret_cast<uint4*>(dst + c) = lo;
+  *reinterpret_cast<uint4*>(dst + c + half) = hi;
 }
 
 // Four 8×8 tiles of 16-bit elements from shared memory, transposed (lane i gives the address of row i % 8 of
@@ -151,12 +163,12 @@ __device__ __forceinline__ void keyTile(const T* Ks, const T* Vs, const u32 (&qa
   }
 }
 
-// Runs the statements for every 16-byte word of a 64-row tile, spread over the block's 128 threads: r is the
-// row in the tile, c the word's first column in the head.
-#define TILE_WORDS(...) for (int e = tid; e < 64 * CH; e += 128) { const int r = e / CH, c = (e % CH) * 8; __VA_ARGS__ }
+// Runs the statements for every pair of 16-byte words (c, c + HD/2) of a 64-row tile, spread over the block's 128
+// threads: r is the row in the tile, c the first word's first column in the head.
+#define TILE_PAIRS(...) for (int e = tid; e < 64 * (CH / 2); e += 128) { const int r = e / (CH / 2), c = (e % (CH / 2)) * 8; __VA_ARGS__ }
 
 extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(const T* __restrict__ qkv, const int* cu, const float* slopes, T* out, int H, float scale,
-    const T* __restrict__ cosT, const T* __restrict__ sinS, const int* __restrict__ positions, unsigned char* out8, const float* outScales) {
+    const T* __restrict__ cosT, const T* __restrict__ sinS, unsigned char* out8, const float* outScales) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* Qs = reinterpret_cast<T*>(smem);            // [BQ][QS]; at the end, this warp's rows of the output
   T* Ks = Qs + BQ * QS;                           // [BKT][QS]
@@ -175,22 +187,25 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
 #endif
   const uint4 zero = make_uint4(0, 0, 0, 0);
   constexpr int CH = HD / 8;  // 16-byte chunks per row
-  // Word c of head h of a row of the segment, in the part starting at column part (0 q, d k, 2d v); q and k
-  // rotated when ROTARY is set; zero past the segment's end.
-  auto word = [&](int row, int part, int c, bool rotate) -> uint4 {
-    if (row >= len) return zero;
-    const int n = start + row;
-    const T* head = qkv + n * width + part + h * HD;
-    return rotate ? load_head_word(head, c, cosT, sinS, positions ? positions[n] : 0) : *reinterpret_cast<const uint4*>(head + c);
+  // Words c and c + HD/2 of head h of a row of the segment, in the part starting at column part (0 q, d k, 2d v), to
+  // a row of a tile; q and k rotated when ROTARY is set, at the row's position: the packed layout's positions are
+  // each row's offset in its segment (PackedLayout), so the kernel takes it from the row and loads no positions.
+  // Zero past the segment's end.
+  auto pair = [&](T* dst, int row, int part, int c, bool rotate) {
+    if (row >= len) {
+      *reinterpret_cast<uint4*>(dst + c) = zero;
+      *reinterpret_cast<uint4*>(dst + c + HD / 2) = zero;
+      return;
+    }
+    store_head_pair(dst, qkv + (start + row) * width + part + h * HD, c, rotate, cosT, sinS, row);
   };
 
   // Q and the first key tile in one pass, so that all their loads are in flight together (a read-length
   // segment has just one tile: the block then reads global memory once).
-  TILE_WORDS({
-    const uint4 qv = word(q0 + r, 0, c, true), kv = word(r, d, c, true), vv = word(r, 2 * d, c, false);
-    *reinterpret_cast<uint4*>(Qs + r * QS + c) = qv;
-    *reinterpret_cast<uint4*>(Ks + r * QS + c) = kv;
-    *reinterpret_cast<uint4*>(Vs + r * QS + c) = vv;
+  TILE_PAIRS({
+    pair(Qs + r * QS, q0 + r, 0, c, true);
+    pair(Ks + r * QS, r, d, c, true);
+    pair(Vs + r * QS, r, 2 * d, c, false);
   })
   __syncthreads();
   u32 qa[HD / 16][4];
@@ -212,10 +227,9 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
   for (int k0 = 0; k0 < len; k0 += BKT) {
     if (k0 > 0) {
       __syncthreads();
-      TILE_WORDS({
-        const uint4 kv = word(k0 + r, d, c, true), vv = word(k0 + r, 2 * d, c, false);
-        *reinterpret_cast<uint4*>(Ks + r * QS + c) = kv;
-        *reinterpret_cast<uint4*>(Vs + r * QS + c) = vv;
+      TILE_PAIRS({
+        pair(Ks + r * QS, k0 + r, d, c, true);
+        pair(Vs + r * QS, k0 + r, 2 * d, c, false);
       })
       __syncthreads();
     }

@@ -33,10 +33,11 @@ export const packedAttentionConfig: KernelConfig = {
     const tensorCores = cuda.floatStorage !== 'f32' && hd % 16 === 0 && d % 8 === 0;
     const grid: [number, number, number] = [Math.ceil(maxSeqLen / 64), segments, H];
     if (tensorCores) {
-      const tables = rotary ? [cuda.ptr(rotary.cos), cuda.ptr(rotary.sinSigned), cuda.ptr(rotary.positions)] : [0, 0, 0];
+      // No positions: the op's are its layout's (each row's offset in its segment), which the kernel takes from the row.
+      const tables = rotary ? [cuda.ptr(rotary.cos), cuda.ptr(rotary.sinSigned)] : [0, 0];
       const fp8 = fp8Output(cuda, qkv, y, rows, d);
       const defines = [`-DHD=${hd}`, ...(rotary ? ['-DROTARY'] : []), ...(alibiSlopes ? ['-DALIBI'] : []), ...(cuda.attentionMinBlocks ? [`-DMIN_BLOCKS=${cuda.attentionMinBlocks}`] : []), ...(fp8 ? ['-DFP8_OUT'] : [])];
-      cuda.launch(attentionMmaSource, 'attention_mma', defines, grid, [128, 1, 1], attentionMmaSharedBytes(hd), 'ppppifppppp',
+      cuda.launch(attentionMmaSource, 'attention_mma', defines, grid, [128, 1, 1], attentionMmaSharedBytes(hd), 'ppppifpppp',
         cuda.ptr(qkv), cuda.ptr(cuSeqlens), slopes, cuda.ptr(y), H, scale, ...tables, fp8?.data ?? 0, fp8?.outScales ?? 0);
       if (fp8) cuda.markStale(y);
       return y;
