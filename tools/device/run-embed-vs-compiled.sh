@@ -10,7 +10,7 @@
 #     then pytorch_dnabert.py eager and compiled on the same windows' token counts (every window, so the same tokens).
 # Ours: tokens/s of the compute phase from --summary (models loaded before its clock starts) and the whole command's
 # wall time beside it. NO_TORCH=1 (dnabert): ours only, no PyTorch (so no ratio). Everything goes to
-# $OUT/embed-vs-compiled-MODEL.tgz, the summary lines to stdout.
+# $OUT/embed-vs-compiled-MODEL.tgz, the summary lines to stdout. AGAIN=0: no drift run at the end.
 # Here:  bash ../shared/device/pack.sh && NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts \
 #          packages/predict/src/features-worker.ts && tar cJf .bundle.tar.xz -C .bundle .
 # There: source .device/on-device.sh && mkdir -p .bundle && tar xJf .bundle.tar.xz -C .bundle && \
@@ -59,7 +59,7 @@ EOF
   timeout -k 5 300 python3 tools/bench/esm2/pytorch_esm2.py --size 3B --length-sets "$sets" --token-budgets 32768 --sequences "${SEQUENCES:-3000}" \
     --modes eager,compile > "$work/torch.json" 2> "$work/torch.err" || status=1
   grep '^{' "$work/torch.err" | grep -o '"mode": "[a-z]*"\|"compileSeconds": [0-9.]*\|"lengths": \[[0-9]*\|"tokensPerSecond": [0-9]*' | paste -sd' ' | sed 's/"mode"/\n"mode"/g' | sed '/^$/d'
-  ours 50-again /tmp/proteins-50.faa fp8 32768
+  [ "${AGAIN:-1}" = 0 ] || ours 50-again /tmp/proteins-50.faa fp8 32768
 else
   modeldir=dnabert-s
   python3 - "$tokens" "$work" /tmp/models/dnabert-s/tokenizer.json <<'EOF'
@@ -92,7 +92,7 @@ EOF
   timeout -k 5 300 python3 tools/bench/dnabert/pytorch_dnabert.py --token-lengths /tmp/dnabert-window-tokens.json --token-budgets 65536 \
     --modes eager,compile > "$work/torch.json" 2> "$work/torch.err" || status=1
   grep '^{' "$work/torch.err" | grep -o '"mode": "[a-z]*"\|"set": "[0-9]*"\|"tokenBudget": [0-9]*\|"warmupSeconds": [0-9.]*\|"tokensPerSecond": [0-9]*' | paste -sd' ' | sed 's/"mode"/\n"mode"/g' | sed '/^$/d'
-  ours 150-again /tmp/windows-150.fa fp8 65536
+  [ "${AGAIN:-1}" = 0 ] || ours 150-again /tmp/windows-150.fa fp8 65536
 fi
 echo "done $(date -u +%T)"
 exit $status
