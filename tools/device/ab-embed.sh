@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `virnucpro embed` of two builds, alternated in ONE device call (the GPU's speed varies from one machine to the
-# next): DNABERT-S on 150,000 windows of 150 bp cut at random from phage lambda and E. coli 536 (fp8 and bf16,
+# next): DNABERT-S on 150,000 windows of 150 bp (LENGTHS="500 300": windows of each length, 22.5M bp each) cut at
+# random from phage lambda and E. coli 536 (fp8 and bf16,
 # --token-budget 65536, ROUNDS rounds), then ESM-2 3B fp8 on 30,000 random proteins of 48–52 residues (32K budget,
 # one round); tokens/s of the compute phase from --summary, and whether the two builds' embeddings are the same bytes.
 # Models: tools/bench/predict/make_models.py (random weights, kept in /tmp/models for later calls).
@@ -18,13 +19,14 @@ mkdir -p worker && cp packages/runtime/worker/*.mjs worker/
 for b in .bundle .bundle-base; do rm -rf $b; mkdir -p $b && tar xJf $b.tar.xz -C $b; cp $b/features-worker.mjs $b/features-worker.js; echo '{"type":"module"}' > $b/package.json; done
 [ -f /tmp/models/models.json ] || python3 tools/bench/predict/make_models.py --out /tmp/models > /tmp/models.log 2>&1
 python3 - <<'PY'
-import random
+import os, random
 def genome(p): return "".join(l.strip() for l in open(p) if not l.startswith(">")).upper()
 src = [genome("test-data/lambda_virus.fa"), genome("test-data/ecoli536_1-30000.fa")]
 random.seed(47)
-with open("/tmp/w150.fa", "w") as f:
-    for i in range(150000):
-        s = random.choice(src); st = random.randrange(len(s) - 150); f.write(f">w{i}\n{s[st:st + 150]}\n")
+for bp in map(int, os.environ.get("LENGTHS", "150").split()):
+    with open(f"/tmp/w{bp}.fa", "w") as f:
+        for i in range(150000 * 150 // bp):
+            s = random.choice(src); st = random.randrange(len(s) - bp); f.write(f">w{i}\n{s[st:st + bp]}\n")
 with open("/tmp/p50.faa", "w") as f:
     for i in range(30000):
         n = random.randint(48, 52); f.write(f">p{i}\n{''.join(random.choice('ACDEFGHIKLMNPQRSTVWY') for _ in range(n))}\n")
@@ -35,7 +37,10 @@ run() { # SIDE BUNDLE MODEL INPUT PRECISION BUDGET
     -o "/tmp/e-$1-$3-$5.safetensors" --force --backend cuda --precision "$5" --token-budget "$6" --summary /tmp/s.json > /dev/null 2> "/tmp/err-$1.txt"
   echo "$1 $3 $5 rc=$? $(tr -d ' \n' < /tmp/s.json | grep -o '"seconds":[0-9.]*\|"tokensPerSecond":[0-9]*' | paste -sd' ')"
 }
-for k in $(seq "$rounds"); do for side in base:.bundle-base new:.bundle; do for p in fp8 bf16; do run "${side%%:*}" "${side#*:}" dnabert /tmp/w150.fa $p 65536; done; done; done
+for bp in ${LENGTHS:-150}; do for k in $(seq "$rounds"); do for side in base:.bundle-base new:.bundle; do for p in fp8 bf16; do
+  echo -n "${bp} bp: "; run "${side%%:*}" "${side#*:}" dnabert "/tmp/w$bp.fa" $p 65536
+  cmp -s "/tmp/e-${side%%:*}-dnabert-$p.safetensors" "/tmp/e-base-dnabert-$p.safetensors" || echo "dnabert $bp bp $p DIFFER"
+done; done; done; done
 for side in base:.bundle-base new:.bundle; do run "${side%%:*}" "${side#*:}" esm2 /tmp/p50.faa fp8 32768; done
 for f in dnabert-fp8 dnabert-bf16 esm2-fp8; do cmp -s "/tmp/e-base-$f.safetensors" "/tmp/e-new-$f.safetensors" && echo "$f same bytes" || echo "$f DIFFER"; done
 date -u +%T

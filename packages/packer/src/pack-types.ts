@@ -25,4 +25,10 @@ export interface WindowPackOptions extends PackOptions {
    * false: every window is packed on its own, exactly as `packArray` packs it.
    */
   carry?: boolean;
+  /**
+   * The first window is packed as soon as it holds this many tokens, before `window` items if that comes first: a
+   * consumer that starts idle (a GPU) gets its first batches while the rest of a long window would still be read.
+   * Later windows are unchanged. Default: none (the first window waits for `window` items like the others).
+   */
+  firstWindowTokens?: number;
 }

@@ -7,6 +7,8 @@ export function checkBudget(tokenBudget: number): void {
 export function checkWindow(options: WindowPackOptions): void {
   checkBudget(options.tokenBudget);
   if (!Number.isInteger(options.window) || options.window < 1) throw new RangeError(`window must be a whole number ≥ 1, got ${options.window}`);
+  const first = options.firstWindowTokens;
+  if (first !== undefined && !(first > 0)) throw new RangeError(`firstWindowTokens must be a positive number, got ${first}`);
 }
 
 export function checkItem(item: PackItem<unknown>): void {

@@ -10,11 +10,16 @@ const CARRY_BELOW_FILL = 0.9;
  * waiting, then packed together. With carry (the default) the emptiest batch of a window, if under 90 % full,
  * is not emitted: its items rejoin the next window (at most once each, so no item waits more than two windows).
  * At the end (or on an early flush()) everything left is packed and emitted. Never holds more than `window` items.
+ * With `firstWindowTokens`, the first window is packed once it holds that many tokens, if that comes before `window`
+ * items (the batches, not the results, differ: a consumer idle at the start gets its first batches sooner).
  */
 export class WindowPacker<T> {
   private readonly tokenBudget: number;
   private readonly window: number;
   private readonly carry: boolean;
+  /** Tokens at which the window in progress is packed early: the first window's, then never. */
+  private earlyAtTokens: number;
+  private pendingTokens = 0;
   private pending: PackItem<T>[] = [];
   private readonly carried = new Set<number>();
 
@@ -23,6 +28,7 @@ export class WindowPacker<T> {
     this.tokenBudget = options.tokenBudget;
     this.window = options.window;
     this.carry = options.carry ?? true;
+    this.earlyAtTokens = options.firstWindowTokens ?? Infinity;
   }
 
   /** Items currently held back. */
@@ -34,7 +40,8 @@ export class WindowPacker<T> {
   push(item: PackItem<T>): PackedBatch<T>[] {
     checkItem(item);
     this.pending.push(item);
-    return this.pending.length >= this.window ? this.packWindow(false) : [];
+    this.pendingTokens += item.tokens;
+    return this.pending.length >= this.window || this.pendingTokens >= this.earlyAtTokens ? this.packWindow(false) : [];
   }
 
   /** End of input, or a consumer that cannot wait for a full window: packs and returns everything still held. */
@@ -45,6 +52,8 @@ export class WindowPacker<T> {
   private packWindow(final: boolean): PackedBatch<T>[] {
     const batches = firstFitDecreasing(this.pending, this.tokenBudget);
     this.pending = [];
+    this.pendingTokens = 0;
+    this.earlyAtTokens = Infinity;
     if (final || !this.carry || batches.length < 2) {
       this.carried.clear();
       return batches;
@@ -59,6 +68,7 @@ export class WindowPacker<T> {
     if (candidate.tokens < CARRY_BELOW_FILL * this.tokenBudget && !alreadyCarried && candidate.items.length < this.window) {
       batches.splice(emptiest, 1);
       this.pending = candidate.items.slice();
+      this.pendingTokens = candidate.tokens;
       for (const item of candidate.items) nowCarried.add(item.index);
     }
     this.carried.clear();

@@ -110,6 +110,47 @@ describe('packing properties (seeded random inputs)', () => {
     expect(batches.map((b) => b.items.map((i) => i.index))).toEqual([[0, 1], [2, 3, 4], [5]]);
   });
 
+  it('firstWindowTokens: the first window is packed once it holds that many tokens, later ones at `window` items', () => {
+    const packer = new WindowPacker<string>({ tokenBudget: 100, window: 10, carry: false, firstWindowTokens: 200 });
+    const item = (index: number): PackItem<string> => ({ index, tokens: 30, value: `v${index}` });
+    const sizes: number[][] = [];
+    for (let i = 0; i < 27; i++) sizes.push(packer.push(item(i)).map((b) => b.items.length));
+    // 7 items (210 tokens ≥ 200) make the first window; then 10 items a window, however many tokens they hold.
+    expect(sizes.map((s, i) => (s.length ? `${i}:${s.join('+')}` : '')).filter(Boolean)).toEqual(['6:3+3+1', '16:3+3+3+1', '26:3+3+3+1']);
+  });
+
+  it('firstWindowTokens: the same invariants, with carry, on random inputs; the first batches leave at the bound', async () => {
+    for (let seed = 1; seed <= 100; seed++) {
+      const next = rng(seed * 104729);
+      const budget = randomInt(next, 10, 5000);
+      const window = randomInt(next, 1, 120);
+      const items = randomItems(next, budget);
+      const firstWindowTokens = randomInt(next, 1, 4 * budget);
+      const batches = await lastValueFrom(from(items).pipe(packBatches<string>({ tokenBudget: budget, window, firstWindowTokens }), toArray()));
+      checkPacking(items, batches, budget);
+      const packer = new WindowPacker<string>({ tokenBudget: budget, window, firstWindowTokens });
+      let maxHeld = 0;
+      let firstAt = -1;
+      let tokens = 0;
+      for (const item of items) {
+        tokens += item.tokens;
+        if (packer.push(item).length > 0 && firstAt === -1) firstAt = item.index;
+        maxHeld = Math.max(maxHeld, packer.held);
+      }
+      expect(maxHeld).toBeLessThanOrEqual(window);
+      // The first batches leave at the item that brought the window to the bound, or at the window's last item.
+      const bound = items.findIndex((_, i) => items.slice(0, i + 1).reduce((s, it) => s + it.tokens, 0) >= firstWindowTokens);
+      const expected = Math.min(bound === -1 ? Infinity : bound, window - 1);
+      if (firstAt !== -1) expect(firstAt).toBe(expected);
+      else expect(expected >= items.length || items.length === 0).toBe(true);
+    }
+  });
+
+  it('rejects a firstWindowTokens that is not a positive number', () => {
+    expect(() => new WindowPacker({ tokenBudget: 10, window: 4, firstWindowTokens: 0 })).toThrow(/firstWindowTokens/);
+    expect(() => new WindowPacker({ tokenBudget: 10, window: 4, firstWindowTokens: Number.NaN })).toThrow(/firstWindowTokens/);
+  });
+
   it('puts an item longer than the budget alone, and a zero-token item somewhere', () => {
     const items = [
       { index: 0, tokens: 30, value: 'a' },

@@ -28,6 +28,8 @@ export interface RunEmbeddingOptions<I> {
      * batch — predict's batches were a fifth empty that way).
      */
     carry?: boolean;
+    /** The first window is packed once it holds this many tokens, if before `window` items (the packer's option). */
+    firstWindowTokens?: number;
   };
   /** A worker pool (`startPool`), or any embedder of packed batches with credit (`serialEmbedder`). */
   pool: BatchEmbedder<I>;
@@ -136,7 +138,7 @@ export function runEmbedding<I>(options: RunEmbeddingOptions<I>): EmbeddingRun<I
       stats.maxOutstanding = Math.max(stats.maxOutstanding, stats.read - stats.embedded - stats.resumedSequences);
       return { index, tokens: tokenCount(item), value: item };
     }),
-    packBatches<I>({ tokenBudget: pack.tokenBudget, window: pack.window, carry: pack.carry ?? true, flush: flushWindow$ }),
+    packBatches<I>({ tokenBudget: pack.tokenBudget, window: pack.window, carry: pack.carry ?? true, firstWindowTokens: pack.firstWindowTokens, flush: flushWindow$ }),
     mergeMap((batch) => {
       inPool += batch.items.length;
       return from(pool.submit(batch)).pipe(map((result) => ({ result, submitted: batch.items.length })));
