@@ -38,11 +38,12 @@ function childPids(pid: number): number[] {
 
 describe('virnucpro predict --workers 2: one worker killed mid-run', () => {
   beforeAll(() => {
-    // Three copies of the lambda genome, each rotated (other chunk boundaries, so other frames): enough frames
-    // that the run lasts several seconds on two CPU workers.
+    // Two copies of the lambda genome, the second rotated (other chunk boundaries, so other frames): enough frames
+    // that the run lasts several seconds on two CPU workers. (Three took 80–90 s of the 90-s limit in CI, where this
+    // file shares two cores with the other files that kill runs.)
     const genome = readFileSync(join(testData, 'lambda_virus.fa'), 'utf8').split('\n').filter((l) => !l.startsWith('>')).join('');
-    const third = Math.floor(genome.length / 3);
-    const records = [0, 1, 2].map((k) => `>lambda_rot${k}\n${genome.slice(k * third)}${genome.slice(0, k * third)}\n`);
+    const half = Math.floor(genome.length / 2);
+    const records = [0, 1].map((k) => `>lambda_rot${k}\n${genome.slice(k * half)}${genome.slice(0, k * half)}\n`);
     writeFileSync(input, records.join(''));
   });
 
@@ -60,7 +61,7 @@ describe('virnucpro predict --workers 2: one worker killed mid-run', () => {
     const total = () => Number(progress()?.[2] ?? Infinity); // the run's own count, on every progress line
     // A quarter of the way: both workers are loaded and busy, most of the work is still ahead.
     await untilWhileRunning(() => framesDone() >= total() / 4, 'a quarter of the frames', child, { detail: () => stderr });
-    expect(total()).toBeGreaterThan(120);
+    expect(total()).toBeGreaterThan(80);
     const workers = childPids(child.pid!);
     expect(workers).toHaveLength(2);
     const victim = workers[1];
@@ -91,5 +92,5 @@ describe('virnucpro predict --workers 2: one worker killed mid-run', () => {
     expect(stats.map((w) => w.restarts).sort()).toEqual([0, 1]);
     // Frames count once, where they were finished: the batches lost with the killed process were embedded again.
     expect(stats.reduce((sum, w) => sum + w.frames, 0)).toBe(total());
-  }, 90_000);
+  }, 120_000); // ~25 s alone on 2 cores; in CI it shares them with the other files that kill runs
 });
