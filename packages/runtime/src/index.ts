@@ -11,5 +11,5 @@ export { allGates, type CreditGate } from './credit-gate.js';
 export { pull$ } from './pull-source.js';
 export { packWindowFor } from './pack-window.js';
 export { runEmbedding, type RunEmbeddingOptions, type RunStats, type EmbeddingResult, type EmbeddingRun, type PacedSource } from './run-embedding.js';
-export { serialEmbedder, type BatchEmbedder } from './serial-embedder.js';
+export { serialEmbedder, type BatchEmbedder, type SerialEmbedderOptions } from './serial-embedder.js';
 export type { EmbeddingCheckpoint, RestoredResults } from './embedding-checkpoint.js';

@@ -10,21 +10,35 @@ export interface BatchEmbedder<I> {
   submit(batch: PackedBatch<I> | { items: PackItem<I>[] }): Promise<EmbeddedBatch<I>>;
 }
 
+export interface SerialEmbedderOptions {
+  /** Batches embedded at once (default 1: one after the other). */
+  concurrent?: number;
+  /**
+   * The gate also stays open while fewer than this many items wait in batches not yet started (default 0: open only
+   * while fewer than `concurrent` batches are waiting or running). A packer hands over a whole window's batches at
+   * once; with a window's worth of items here, the next window is read, checked and packed while this one computes.
+   */
+  waitingItems?: number;
+}
+
 /**
- * A BatchEmbedder over a model in this process: batches are embedded in the order submitted, `concurrent` at a time
- * (default 1: one after the other), and the gate is open while fewer than `concurrent` are waiting or running (with 1,
- * the input is read between batches, as a plain loop would). With 2 on a GPU (@virnucpro/compute batchesInFlight),
- * the next batch's `embed` is called while the one before still computes: its kernels queue behind that batch's on
- * the same stream instead of after its results are read back. After a batch fails, the batches queued behind it are
- * not embedded: they reject with the same error. Results report worker 0.
+ * A BatchEmbedder over a model in this process: batches are embedded in the order submitted, `concurrent` at a time,
+ * and the gate is open while fewer than `concurrent` are waiting or running (with 1, the input is read between
+ * batches, as a plain loop would) or fewer than `waitingItems` items wait. With 2 on a GPU (@virnucpro/compute
+ * batchesInFlight), the next batch's `embed` is called while the one before still computes: its kernels queue behind
+ * that batch's on the same stream instead of after its results are read back. After a batch fails, the batches
+ * queued behind it are not embedded: they reject with the same error. Results report worker 0.
  */
 export function serialEmbedder<I>(
   embed: (batch: PackedBatch<I> | { items: PackItem<I>[] }) => Promise<Float32Array[]>,
-  options: { concurrent?: number } = {},
+  options: SerialEmbedderOptions = {},
 ): BatchEmbedder<I> {
   const concurrent = Math.max(1, Math.floor(options.concurrent ?? 1));
+  const waitingItemsLimit = Math.max(0, Math.floor(options.waitingItems ?? 0));
   let queued = 0;
   let running = 0;
+  /** Items in batches submitted and not yet started. */
+  let waitingItems = 0;
   let failure: { error: unknown } | undefined;
   /** Batches submitted and not yet started, in order: each is started by calling its function. */
   const waiting: (() => void)[] = [];
@@ -34,13 +48,21 @@ export function serialEmbedder<I>(
       waiting.shift()!();
     }
   };
-  const gate = new CounterGate(() => queued, concurrent);
+  const batchGate = new CounterGate(() => queued, concurrent);
+  const gate: CreditGate & { changed(): void } = {
+    isOpen: () => batchGate.isOpen() || waitingItems < waitingItemsLimit,
+    changes: batchGate.changes,
+    changed: () => batchGate.changed(),
+  };
   return {
     gate,
     submit(batch) {
       queued++;
+      waitingItems += batch.items.length;
       const started = new Promise<void>((start) => waiting.push(start));
       const result = started.then(async (): Promise<EmbeddedBatch<I>> => {
+        waitingItems -= batch.items.length;
+        gate.changed();
         try {
           if (failure) throw failure.error;
           const vectors = await embed(batch);

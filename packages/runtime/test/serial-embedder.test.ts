@@ -66,6 +66,42 @@ describe('runEmbedding with serialEmbedder', () => {
     expect(calls).toBe(3); // the failing batch, the one running beside it, and the one started when the first finished
   });
 
+  it('waitingItems: the next window is read while a window\'s batches wait, and the batches and results do not change', async () => {
+    // 10-token items, 2 a batch, windows of 8: each window is 4 batches. The model holds every batch until released.
+    const sequences = Array.from({ length: 40 }, (_, i) => `${String(i).padStart(2, '0')}:ACDEFGH`);
+    const pack = { tokenBudget: 20, window: 8, carry: false };
+    const readWith = async (waitingItems: number | undefined) => {
+      const counter = { read: 0 };
+      const release: (() => void)[] = [];
+      const started: number[][] = [];
+      const embedder = serialEmbedder<string>(async (batch) => {
+        started.push(batch.items.map((item) => item.index));
+        await new Promise<void>((resolve) => release.push(resolve));
+        return batch.items.map((item) => vectorOf(item.value));
+      }, { concurrent: 2, ...(waitingItems === undefined ? {} : { waitingItems }) });
+      const results = collect(runEmbedding({ items: asyncItems(sequences, counter), pack, pool: embedder, maxReadAhead: Infinity }));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const readWhileHeld = counter.read;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (release.length === 0) break;
+        release.splice(0).forEach((go) => go());
+      }
+      return { readWhileHeld, started, results: await results };
+    };
+    const plain = await readWith(undefined);
+    const ahead = await readWith(8);
+    // Without it the reader stops once two batches are queued: the first window (and the item that closed it).
+    expect(plain.readWhileHeld).toBeLessThanOrEqual(9);
+    // With a window's worth: two windows read while the first two batches compute (6 of their 8 items in batches
+    // waiting after the first window, then 14 after the second: the gate closes).
+    expect(ahead.readWhileHeld).toBeGreaterThanOrEqual(16);
+    expect(ahead.readWhileHeld).toBeLessThanOrEqual(17);
+    expect(ahead.started).toEqual(plain.started);
+    expect(ahead.results.map((r) => r.item)).toEqual(sequences);
+    ahead.results.forEach((r, i) => expect(Array.from(r.vector)).toEqual(Array.from(vectorOf(sequences[i]))));
+  });
+
   it('without carry, each window is packed on its own (the carry changes the batches)', async () => {
     const sequences = makeSequences(150);
     const plain = recording();

@@ -218,7 +218,13 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     tokens += batchTokens;
     spent += Math.max('tokenBudget' in batch ? batch.tokenBudget : options.tokenBudget, batchTokens);
     return vectors;
-  }, { concurrent: batchesInFlight(options.compute.backend) });
+  }, {
+    concurrent: batchesInFlight(options.compute.backend),
+    // The packer hands over a window's batches at once. Open only while fewer than two batches were queued, the
+    // reader stopped with a window's batches waiting and read the next window only when one batch was left on the
+    // GPU: the GPU then waited for the window's reading and packing, and the reader for the GPU.
+    waitingItems: options.window,
+  });
 
   let encoder: ChunkEncoder<string> | undefined;
   try {
