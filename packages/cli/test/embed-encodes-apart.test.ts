@@ -75,6 +75,29 @@ describe('runEmbed with the ids made apart (startEncoder)', () => {
     expect(readFileSync(apart).equals(readFileSync(here))).toBe(true);
   });
 
+  it('an encoder given (started while the model loaded) is the one used, not startEncoder, and is closed', async () => {
+    const records = randomRecords(700, 12);
+    const input = join(dir, 'given.fa');
+    writeFileSync(input, records.map((s, i) => `>r${i}\n${s}\n`).join(''));
+    const here = join(dir, 'given-here.safetensors');
+    const given = join(dir, 'given.safetensors');
+    await runEmbed({ embedder: model({ apart: false }).embedder, compute, input, output: here, tokenBudget: 256, window: 64, metadata: {} });
+    const own = model({ apart: true });
+    const early = model({ apart: true });
+    const encoder = early.embedder.tokenized!.startEncoder!();
+    await runEmbed({ embedder: own.embedder, compute, input, output: given, tokenBudget: 256, window: 64, metadata: {}, encoder });
+    expect(own.state.chunks).toBe(0);
+    expect(early.state.chunks).toBe(3);
+    expect(early.state.closed).toBe(1);
+    expect(readFileSync(given).equals(readFileSync(here))).toBe(true);
+    // An embedder that takes no ids leaves the encoder given unused, and closed.
+    const unused = model({ apart: true });
+    const noIds = { ...model({ apart: false }).embedder, tokenized: undefined };
+    await runEmbed({ embedder: noIds, compute, input, output: join(dir, 'no-ids.safetensors'), tokenBudget: 256, window: 64, metadata: {}, encoder: unused.embedder.tokenized!.startEncoder!() });
+    expect(unused.state.chunks).toBe(0);
+    expect(unused.state.closed).toBe(1);
+  });
+
   it('a refused record stops the run with the error naming it, before a later record that fails its checks', async () => {
     const records = randomRecords(600, 5);
     records[300] = 'XXXX'; // second chunk: refused

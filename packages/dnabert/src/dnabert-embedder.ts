@@ -55,13 +55,17 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
     tokenized: {
       encode: (sequence) => tokenizer.encode(sequence),
       embed: embedIds,
-      // The same tokenizer.json in each thread: the same ids as encode.
-      startEncoder: () => BpePool.start({ tokenizerPath: join(path, 'tokenizer.json') }),
+      startEncoder: () => startDnabertEncoder(path),
     },
     /** Tokens embedded so far (callers need not count again). */
     counters: () => ({ tokens }),
     dispose: () => model.dispose(),
   };
+}
+
+/** The BPE of the model at `path` on worker threads: the same tokenizer.json in each thread, so the same ids as encode. */
+export function startDnabertEncoder(path: string): Promise<BpePool> {
+  return BpePool.start({ tokenizerPath: join(path, 'tokenizer.json') });
 }
 
 /**

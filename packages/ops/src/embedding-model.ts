@@ -1,5 +1,5 @@
 import type { Precision } from './backend-name.js';
-import type { Embedder } from './embedder.js';
+import type { ChunkEncoder, Embedder } from './embedder.js';
 
 /** An embedder of sequence strings as a model package loads it, with the architecture it read. */
 export interface LoadedEmbedder extends Embedder<string> {
@@ -46,6 +46,11 @@ export interface EmbeddingModelDescriptor {
   /** Why `path` cannot hold this model (checked before anything is read; `role` names the argument), else undefined. */
   checkPath(path: string, role: string): string | undefined;
   load(path: string, options?: EmbedderLoadOptions): Promise<LoadedEmbedder>;
+  /**
+   * Optional: the loaded embedder's `tokenized.startEncoder()`, started from the model's path alone, so that a tool
+   * starts the encoder's threads while `load` runs instead of after it (the caller closes it).
+   */
+  startEncoder?(path: string): Promise<ChunkEncoder<string>>;
   /** How log lines name a loaded model, e.g. "ESM-2 esm2_t36_3B_UR50D". */
   title(embedder: LoadedEmbedder): string;
   /** Writes a tfjs artifact of `src` at `dest` (which must not exist), atomically. */

@@ -44,31 +44,42 @@ export function embedModelCommand(model: OfferedModel): CommandModule {
           const tokenBudget = plan.tokenBudget;
           const window = run.window ?? packWindowFor(tokenBudget, 1024);
           for (const note of plan.notes) run.log?.(`virnucpro: note: ${note}`);
-          const compute = await startCompute(plan.settings);
-          const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
-          // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
-          const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
-            throw isOutOfMemory(err) ? err : modelLoadError(modelLabel(model.label), run.model, err);
-          });
+          // The tokenizer's threads start while the backend and the model load: started after them, they kept an H200's
+          // GPU waiting ~0.1–0.2 s for its first batch (DNABERT-S's BPE threads, each reading tokenizer.json).
+          const encoder = model.startEncoder?.(run.model);
+          encoder?.catch(() => undefined); // awaited by runEmbed; a model that fails to load fails first
+          let encoderHandedOver = false;
           try {
-            run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
-            const summary = await runEmbed({
-              ...run,
-              tokenBudget,
-              window,
-              embedder,
-              compute,
-              residue: protein ? 'amino acid' : 'nucleotide',
-              checkRecord: protein ? notProtein(model.name) : notDna(model.name),
-              metadata: { model: embedder.name, config: JSON.stringify(embedder.config), format: 'virnucpro-embeddings' },
+            const compute = await startCompute(plan.settings);
+            const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
+            // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
+            const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
+              throw isOutOfMemory(err) ? err : modelLoadError(modelLabel(model.label), run.model, err);
             });
-            run.log?.(
-              `${summary.sequences} ${protein ? 'proteins' : 'sequences'}, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s` +
-                (summary.truncated ? `; ${summary.truncated} record(s) cut to --truncate ${run.truncate}` : '') +
-                (summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''),
-            );
+            try {
+              run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
+              encoderHandedOver = true;
+              const summary = await runEmbed({
+                ...run,
+                tokenBudget,
+                window,
+                embedder,
+                compute,
+                residue: protein ? 'amino acid' : 'nucleotide',
+                checkRecord: protein ? notProtein(model.name) : notDna(model.name),
+                metadata: { model: embedder.name, config: JSON.stringify(embedder.config), format: 'virnucpro-embeddings' },
+                ...(encoder ? { encoder } : {}),
+              });
+              run.log?.(
+                `${summary.sequences} ${protein ? 'proteins' : 'sequences'}, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s` +
+                  (summary.truncated ? `; ${summary.truncated} record(s) cut to --truncate ${run.truncate}` : '') +
+                  (summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''),
+              );
+            } finally {
+              embedder.dispose();
+            }
           } finally {
-            embedder.dispose();
+            if (!encoderHandedOver) await encoder?.then((unused) => unused.close(), () => undefined);
           }
         });
       }),

@@ -27,6 +27,11 @@ export interface EmbedRunOptions {
   checkRecord?: (sequence: string) => string | undefined;
   /** Extra `__metadata__` entries (model name, config). */
   metadata: Record<string, string>;
+  /**
+   * The embedder's encoder, already starting (the model descriptor's `startEncoder`, begun while the model loaded);
+   * closed here, used only where the embedder takes ids. Without it, `tokenized.startEncoder()` is started here.
+   */
+  encoder?: Promise<ChunkEncoder<string>>;
   log?: (line: string) => void;
 }
 
@@ -228,7 +233,9 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
 
   let encoder: ChunkEncoder<string> | undefined;
   try {
-    encoder = await tokenized?.startEncoder?.();
+    // Started while the model loaded, where the caller could: the BPE threads took an H200 machine's `embed dnabert`
+    // ~0.1–0.2 s to start, with the GPU waiting for its first batch.
+    encoder = await (tokenized ? options.encoder ?? tokenized.startEncoder?.() : undefined);
     const run = runEmbedding<Protein>({
       items: encoder ? itemsEncodedApart(encoder) : items(),
       // The first batches as soon as the records for them are read: a window of 4,096 500-bp windows took an H200's
@@ -251,6 +258,8 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     throw error;
   } finally {
     await encoder?.close();
+    // One given for an embedder that does not take ids is not used, but is this run's to close.
+    if (!tokenized) await options.encoder?.then((unused) => unused.close(), () => undefined);
     stopHandling();
   }
   const seconds = (performance.now() - started) / 1000;
