@@ -10,6 +10,8 @@
 # There: bash tools/device/ab-embed.sh [ROUNDS]   (carry .device, .bundle.tar.xz, .bundle-base.tar.xz)
 #        One build, two settings: carry .bundle.tar.xz alone and set BASE_ENV / NEW_ENV (VAR=VALUE[,VAR=VALUE]),
 #        e.g. NEW_ENV=VIRNUCPRO_PINNED_UPLOADS=1 bash tools/device/ab-embed.sh 2
+#        A third side: ALT_ENV=... runs the new build again with those settings ("alt"), alternated with the two.
+#        ESM_LENGTHS="50 99 165": ESM-2 on proteins of each length (1.5M tokens each; default 50), every side.
 set -uo pipefail
 rounds=${1:-2}
 source .device/on-device.sh; export VIRNUCPRO_CUDA_CACHE=/tmp/vnp-cuda-cache
@@ -27,20 +29,25 @@ for bp in map(int, os.environ.get("LENGTHS", "150").split()):
     with open(f"/tmp/w{bp}.fa", "w") as f:
         for i in range(150000 * 150 // bp):
             s = random.choice(src); st = random.randrange(len(s) - bp); f.write(f">w{i}\n{s[st:st + bp]}\n")
-with open("/tmp/p50.faa", "w") as f:
-    for i in range(30000):
-        n = random.randint(48, 52); f.write(f">p{i}\n{''.join(random.choice('ACDEFGHIKLMNPQRSTVWY') for _ in range(n))}\n")
+for aa in map(int, os.environ.get("ESM_LENGTHS", "50").split()):
+    with open(f"/tmp/p{aa}.faa", "w") as f:
+        for i in range(30000 * 50 // aa):
+            n = random.randint(aa - 2, aa + 2); f.write(f">p{i}\n{''.join(random.choice('ACDEFGHIKLMNPQRSTVWY') for _ in range(n))}\n")
 PY
 run() { # SIDE BUNDLE MODEL INPUT PRECISION BUDGET
-  local settings; settings=$([ "$1" = base ] && echo "${BASE_ENV:-}" || echo "${NEW_ENV:-}")
+  local settings; case "$1" in base) settings=${BASE_ENV:-};; alt) settings=${ALT_ENV:-};; *) settings=${NEW_ENV:-};; esac
   env ${settings//,/ } node "$2/virnucpro-entry.mjs" embed "$3" --model "/tmp/models/$([ "$3" = dnabert ] && echo dnabert-s || echo esm2-3B)" --input "$4" \
     -o "/tmp/e-$1-$3-$5.safetensors" --force --backend cuda --precision "$5" --token-budget "$6" --summary /tmp/s.json > /dev/null 2> "/tmp/err-$1.txt"
   echo "$1 $3 $5 rc=$? $(tr -d ' \n' < /tmp/s.json | grep -o '"seconds":[0-9.]*\|"tokensPerSecond":[0-9]*' | paste -sd' ')"
 }
-for bp in ${LENGTHS:-150}; do for k in $(seq "$rounds"); do for side in base:.bundle-base new:.bundle; do for p in fp8 bf16; do
+sides="base:.bundle-base new:.bundle${ALT_ENV:+ alt:.bundle}"
+for bp in ${LENGTHS:-150}; do for k in $(seq "$rounds"); do for side in $sides; do for p in fp8 bf16; do
   echo -n "${bp} bp: "; run "${side%%:*}" "${side#*:}" dnabert "/tmp/w$bp.fa" $p 65536
   cmp -s "/tmp/e-${side%%:*}-dnabert-$p.safetensors" "/tmp/e-base-dnabert-$p.safetensors" || echo "dnabert $bp bp $p DIFFER"
 done; done; done; done
-for side in base:.bundle-base new:.bundle; do run "${side%%:*}" "${side#*:}" esm2 /tmp/p50.faa fp8 32768; done
-for f in dnabert-fp8 dnabert-bf16 esm2-fp8; do cmp -s "/tmp/e-base-$f.safetensors" "/tmp/e-new-$f.safetensors" && echo "$f same bytes" || echo "$f DIFFER"; done
+for aa in ${ESM_LENGTHS:-50}; do for side in $sides; do
+  echo -n "${aa} aa: "; run "${side%%:*}" "${side#*:}" esm2 "/tmp/p$aa.faa" fp8 32768
+  cmp -s "/tmp/e-${side%%:*}-esm2-fp8.safetensors" "/tmp/e-base-esm2-fp8.safetensors" || echo "esm2 $aa aa fp8 DIFFER"
+done; done
+for f in dnabert-fp8 dnabert-bf16; do cmp -s "/tmp/e-base-$f.safetensors" "/tmp/e-new-$f.safetensors" && echo "$f same bytes" || echo "$f DIFFER"; done
 date -u +%T
