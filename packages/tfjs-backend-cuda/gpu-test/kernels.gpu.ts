@@ -19,6 +19,7 @@ import { fp8Source, ROW_WORDS_PER_THREAD } from '../src/cuda/fp8.js';
 import { quantizeRowsLaunch } from '../src/fp8-quantize-rows.js';
 import { bytesPerElement, elementsPerWord, floatStorage } from '../src/precision.js';
 import { tunedGemmKeys } from '../src/gemm-algo-table.js';
+import { PLAN_CACHE_SIZE } from '../src/cublaslt.js';
 
 const { values: args } = parseArgs({ options: { precision: { type: 'string', default: 'fp32' } } });
 const precision = args.precision as Precision;
@@ -225,6 +226,23 @@ for (const [n, i, o] of [[1, 64, 48], [3, 40, 45], [7, 96, 160], [300, 256, 512]
     if (pinned) passed++; else failed++;
   }
   console.log(`measured cuBLASLt configurations for ${arch} ${storage}: ${keys.length}`);
+}
+
+// The GEMM plans are cached per row count and only the most recently used are kept: a run through more row counts
+// than the cache holds leaves it at its bound, and a row count whose plan was evicted gets the same bytes again.
+{
+  const [i, o] = [96, 160];
+  const w = random(i * o, -0.2, 0.2); const b = random(o);
+  const gemm = async (n: number, x = random(n * i)) => run('cuda', () => linear(tf.tensor2d(x, [n, i]), tf.tensor2d(w, [i, o]), tf.tensor1d(b)));
+  const x5 = random(5 * i);
+  const first = await gemm(5, x5);
+  for (let n = 6; n < 6 + PLAN_CACHE_SIZE + 40; n++) await gemm(n);
+  const again = await gemm(5, x5);
+  const count = cuda.blas.planCount;
+  const same = first.length === again.length && first.every((v, k) => Object.is(v, again[k]));
+  const ok = same && count <= 2 * PLAN_CACHE_SIZE;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} GEMM plans after ${PLAN_CACHE_SIZE + 42} row counts: ${count} cached (bound ${2 * PLAN_CACHE_SIZE}); 5 rows after its plan's eviction ${same ? 'the same bytes' : 'OTHER BYTES'}`);
+  if (ok) passed++; else failed++;
 }
 
 if (precision === 'fp8') {

@@ -1,5 +1,6 @@
 // cuBLASLt through koffi: row-major GEMMs Y = X·W (+ bias) (+ residual) (+ GELU) with fp32 accumulation.
-// One plan (descriptors + algorithm) per shape, made once and cached. The algorithm is pinned per weight shape:
+// One plan (descriptors + algorithm) per shape, made once and cached (the PLAN_CACHE_SIZE most recently used: a
+// batch's row count makes a shape, and a long run's batches have ever new ones). The algorithm is pinned per weight shape:
 // cuBLASLt's heuristic reads the row count and may pick another tile or split K for another batch, which changes
 // the order of a row's sums, so a token's numbers would depend on its batch (docs/architecture.md, batch
 // invariance). The algorithm pinned for a weight shape, with split-K off, serves every row count: the configuration
@@ -7,6 +8,7 @@
 // PIN_ROWS rows.
 import type { DevicePtr, Handle } from './cuda-driver.js';
 import { tunedGemmConfig, type GemmAlgoConfig, type TunedGemmKey } from './gemm-algo-table.js';
+import { BoundedCache } from './bounded-cache.js';
 import { bindLibrary, type NativeFunction } from './koffi.js';
 import type { StorageType } from './precision.js';
 
@@ -64,6 +66,10 @@ export interface GemmShape {
   /** FP8 GEMMs in the `tensor` scales: Y written as E4M3, multiplied by a D scale before rounding. */
   fp8Out?: boolean;
 }
+
+/** Plans kept per kind (storage-typed, FP8): a batch of a model uses ~10 shapes, so one batch's never leave while it
+ * runs; a plan made again for an evicted row count gets the same pinned algorithm, so the same bytes. */
+export const PLAN_CACHE_SIZE = 256;
 
 /** Rows at which a weight shape's algorithm is chosen (a typical packed batch), then used for every row count. */
 export const PIN_ROWS = 16384;
@@ -134,7 +140,7 @@ interface RowLayouts {
 export class CublasLt {
   private readonly fn: Record<string, NativeFunction>;
   private readonly handle: bigint;
-  private readonly plans = new Map<string, Plan>();
+  private readonly plans = new BoundedCache<string, Plan>(PLAN_CACHE_SIZE, (plan) => this.destroyPlan(plan));
   private readonly alpha = new Float32Array([1]);
   private readonly beta = new Float32Array([0]);
   private readonly betaOne = new Float32Array([1]);
@@ -160,6 +166,7 @@ export class CublasLt {
       'int cublasLtCreate(void *handle)',
       'size_t cublasLtGetVersion()',
       'int cublasLtMatmulDescCreate(void *desc, int computeType, int scaleType)',
+      'int cublasLtMatmulDescDestroy(uint64_t desc)',
       'int cublasLtMatmulDescSetAttribute(void *desc, int attribute, void *value, size_t size)',
       'int cublasLtMatrixLayoutCreate(void *layout, int type, uint64_t rows, uint64_t cols, int64_t ld)',
       'int cublasLtMatmulPreferenceCreate(void *pref)',
@@ -246,7 +253,22 @@ export class CublasLt {
     return status === 0;
   }
 
-  private readonly fp8Plans = new Map<string, Plan | null>();
+  private readonly fp8Plans = new BoundedCache<string, Plan | null>(PLAN_CACHE_SIZE, (plan) => { if (plan) this.destroyPlan(plan); });
+
+  /** Plans cached now (storage-typed and FP8): at most 2 × PLAN_CACHE_SIZE however long the run. */
+  get planCount(): number {
+    return this.plans.size + this.fp8Plans.size;
+  }
+
+  /** Frees an evicted plan's descriptors. cuBLASLt reads them when a GEMM is enqueued, not when it runs (PyTorch
+   * destroys its descriptors right after each call), so GEMMs still queued on the stream are unaffected. */
+  private destroyPlan(plan: Plan): void {
+    this.fn.cublasLtMatmulDescDestroy(plan.desc);
+    this.fn.cublasLtMatrixLayoutDestroy(plan.a);
+    this.fn.cublasLtMatrixLayoutDestroy(plan.b);
+    if (plan.c !== plan.d) this.fn.cublasLtMatrixLayoutDestroy(plan.c);
+    this.fn.cublasLtMatrixLayoutDestroy(plan.d);
+  }
 
   private planFp8(mode: Fp8GemmMode, shape: GemmShape, fastAccum: boolean): Plan | null {
     // GELU rides only in the fused mode's epilogue (the other modes leave the scales, so the GELU, to the caller).
@@ -307,6 +329,7 @@ export class CublasLt {
         : undefined;
       const algo = this.chooseAlgo(weightKey, key, desc, a, layouts, rowLayouts, tuned);
       if (algo) plan = { desc, a, ...layouts, algo };
+      else this.destroyPlan({ desc, a, ...layouts, algo: Buffer.alloc(0) }); // kept as null: nothing to hold
     } catch {
       plan = null;
     }
