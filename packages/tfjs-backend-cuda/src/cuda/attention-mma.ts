@@ -86,6 +86,13 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
   return *reinterpret_cast<u32*>(&v);
 }
 
+// 2^x by the SFU (what __expf(x) computes after multiplying x by log2(e)); -inf gives 0.
+__device__ __forceinline__ float ex2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+
 __device__ __forceinline__ void mma16816(float* c, const u32* a, u32 b0, u32 b1) {
 #if defined(VNP_BF16)
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -121,10 +128,12 @@ __device__ __forceinline__ void keyTile(const T* Ks, const T* Vs, const u32 (&qa
     for (int i = 0; i < 4; i++) {
       int key = k0 + nt * 8 + tig * 2 + (i & 1);
 #if defined(ALIBI)
+      // Scores in log2 units (scale and slope carry log2(e)): the exponent below is then one subtraction.
       int qi = i < 2 ? qiA : qiA + 8;
       float v = s[nt][i] * scale - slope * fabsf((float)(qi - key));
 #else
-      float v = s[nt][i] * scale;
+      // Raw scores: scale (> 0, carrying log2(e)) keeps their order, and goes into the exponent's FMA below.
+      float v = s[nt][i];
 #endif
       v = key < len ? v : -INFINITY;
       s[nt][i] = v;
@@ -136,15 +145,21 @@ __device__ __forceinline__ void keyTile(const T* Ks, const T* Vs, const u32 (&qa
   tmB = fmaxf(tmB, __shfl_xor_sync(0xffffffff, tmB, 1));
   tmB = fmaxf(tmB, __shfl_xor_sync(0xffffffff, tmB, 2));
   const float nA = fmaxf(mA, tmA), nB = fmaxf(mB, tmB);
-  const float cA = __expf(mA - nA), cB = __expf(mB - nB);
+#if defined(ALIBI)
+  const float cA = ex2(mA - nA), cB = ex2(mB - nB);
+  const float eA = nA, eB = nB, f = 1.f;
+#else
+  const float cA = ex2((mA - nA) * scale), cB = ex2((mB - nB) * scale);
+  const float eA = nA * scale, eB = nB * scale, f = scale;
+#endif
   mA = nA; mB = nB;
   lA *= cA; lB *= cB;
   #pragma unroll
   for (int j = 0; j < HD / 8; j++) { o[j][0] *= cA; o[j][1] *= cA; o[j][2] *= cB; o[j][3] *= cB; }
   #pragma unroll
   for (int nt = 0; nt < NT; nt++) {
-    s[nt][0] = __expf(s[nt][0] - nA); s[nt][1] = __expf(s[nt][1] - nA);
-    s[nt][2] = __expf(s[nt][2] - nB); s[nt][3] = __expf(s[nt][3] - nB);
+    s[nt][0] = ex2(fmaf(s[nt][0], f, -eA)); s[nt][1] = ex2(fmaf(s[nt][1], f, -eA));
+    s[nt][2] = ex2(fmaf(s[nt][2], f, -eB)); s[nt][3] = ex2(fmaf(s[nt][3], f, -eB));
     lA += s[nt][0] + s[nt][1];
     lB += s[nt][2] + s[nt][3];
   }
@@ -180,8 +195,12 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
   const int d = H * HD;
   const long long width = 3LL * d;
   const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, tig = lane & 3;
+  // The softmax works in powers of 2: scores, slopes and maxima carry log2(e), so that each probability is one FMA and
+  // one ex2 (was a multiply, a subtraction, __expf's multiply and ex2).
+  constexpr float LOG2E = 1.4426950408889634f;
+  scale *= LOG2E;
 #if defined(ALIBI)
-  const float slope = slopes[h];
+  const float slope = slopes[h] * LOG2E;
 #else
   const float slope = 0.f;  // unused
 #endif
