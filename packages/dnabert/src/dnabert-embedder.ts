@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import type { BackendName, Embedder, Precision, TokenizedEmbedding } from '@virnucpro/ops';
+import type { BackendName, Embedder, FloatAllocator, Precision, TokenizedEmbedding } from '@virnucpro/ops';
 import type { DnabertConfig } from './dnabert-config.js';
 import { calibrateDnabert } from './calibrate-dnabert.js';
 import { loadDnabert } from './load-dnabert.js';
@@ -38,10 +38,10 @@ export async function loadDnabertEmbedder(path: string, options: DnabertLoadOpti
   const { model, tokenizer, config } = await loadDnabert(path);
   await calibrateDnabert(model, tokenizer);
   let tokens = 0;
-  const embedIds = async (ids: Int32Array[]): Promise<Float32Array[]> => {
+  const embedIds = async (ids: Int32Array[], allocate?: FloatAllocator): Promise<Float32Array[]> => {
     if (ids.length === 0) return [];
     for (const t of ids) tokens += t.length;
-    return model.meanEmbeddings(ids);
+    return model.meanEmbeddings(ids, allocate);
   };
   return {
     name: options.name ?? 'DNABERT-S',

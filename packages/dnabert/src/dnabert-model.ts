@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { embedding, geglu, inModelBlock, layerNorm, linear, packedAttention, packedLayout, segmentMean, type PackedLayout } from '@virnucpro/ops';
+import { embedding, geglu, inModelBlock, layerNorm, linear, packedAttention, packedLayout, readFloats, segmentMean, type FloatAllocator, type PackedLayout } from '@virnucpro/ops';
 import { alibiSlopes } from './alibi-slopes.js';
 import type { DnabertConfig } from './dnabert-config.js';
 import type { DnabertWeights } from './dnabert-weights.js';
@@ -105,12 +105,15 @@ export class DnabertModel {
     }
   }
 
-  /** VirNucPro's nucleotide feature: mean of the last hidden state over ALL tokens incl. [CLS]/[SEP]. */
-  async meanEmbeddings(tokenized: Int32Array[]): Promise<Float32Array[]> {
+  /**
+   * VirNucPro's nucleotide feature: mean of the last hidden state over ALL tokens incl. [CLS]/[SEP]. With `allocate`,
+   * read into an array from it where the backend can (ops readFloats).
+   */
+  async meanEmbeddings(tokenized: Int32Array[], allocate?: FloatAllocator): Promise<Float32Array[]> {
     const { ids, layout } = pack(tokenized);
     try {
       const means = tf.tidy(() => segmentMean(this.forwardPacked(ids, layout), layout, 0, 0));
-      const all = (await means.data()) as Float32Array;
+      const all = await readFloats(means, allocate);
       means.dispose();
       const d = this.config.hiddenSize;
       // Views, not copies: a batch's values are read once and outlive the tensor on every backend, and a copy each

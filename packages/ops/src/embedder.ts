@@ -1,3 +1,5 @@
+import type { FloatAllocator } from './read-floats.js';
+
 /**
  * The one contract of an embedding model: items in, one vector per item out, one packed batch per call.
  * ESM-2 and DNABERT-S implement it over sequence strings; the VirNucPro feature model (cli) over six-frame
@@ -40,8 +42,12 @@ export interface Embedder<I = string> {
 export interface TokenizedEmbedding<I> {
   /** The item's token ids, specials included (`tokenCount(item)` is their length); throws where tokenCount throws. */
   encode(item: I): Int32Array;
-  /** One vector per item the ids were encoded from: the vectors `embed` gives those items. */
-  embed(ids: Int32Array[]): Promise<Float32Array[]>;
+  /**
+   * One vector per item the ids were encoded from: the vectors `embed` gives those items. With `allocate`, the model
+   * may read them into an array it hands out (views of it: a caller that reuses its arrays once their vectors are
+   * used spares a fresh one per batch); a model or backend that cannot returns its own.
+   */
+  embed(ids: Int32Array[], allocate?: FloatAllocator): Promise<Float32Array[]>;
   /** Optional: the same encoding on worker threads. */
   startEncoder?(): Promise<ChunkEncoder<I>>;
 }

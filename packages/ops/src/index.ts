@@ -33,6 +33,7 @@ export { traceKernels } from './trace-kernels.js';
 export { inFullPrecision } from './full-precision.js';
 export { calibrateQuantisation } from './quantisation-calibration.js';
 export { uploadBuffers, type UploadBuffers } from './upload-buffers.js';
+export { readFloats, type FloatAllocator } from './read-floats.js';
 export { inModelBlock } from './model-block.js';
 export { inRefinementPrecision } from './refinement-precision.js';
 export { retryNonFiniteInFullPrecision, type BatchEmbed, type NonFiniteRetry } from './non-finite-retry.js';

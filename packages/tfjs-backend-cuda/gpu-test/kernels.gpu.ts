@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs-backend-cpu';
-import { calibrateQuantisation, embedding, inModelBlock, inRefinementPrecision, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
+import { calibrateQuantisation, embedding, readFloats, inModelBlock, inRefinementPrecision, geglu, halfToFloat, layerNorm, linear, packedAttention, packedLayout, rotaryQkv, segmentMean, type Precision } from '@virnucpro/ops';
 import { float32ToFloat16Bits, halfBitsToNumber } from '@virnucpro/weights';
 import { setCudaBackendOptions, type CudaBackend } from '../src/index.js';
 import '../src/index.js'; // registers the cuda backend (the line above is types only)
@@ -795,9 +795,13 @@ for (const [lengths, skip] of [[[3, 1022, 7, 3], 1], [[1, 4, 9], 0]] as [number[
   const ints = tf.tensor1d(Int32Array.from([1, -2, 2 ** 30]), 'int32');
   const intsBack = await ints.data();
   const intsOk = intsBack[0] === 1 && intsBack[1] === -2 && intsBack[2] === 2 ** 30;
+  // readInto (ops readFloats): the same values into the start of a longer array given, the rest untouched.
+  const given = new Float32Array(1500).fill(-7);
+  const into = await readFloats(t, () => given);
+  const intoOk = into.buffer === given.buffer && into.length === 1000 && into.every((v, i) => v === sync[i]) && given[1000] === -7;
   tf.dispose([t, ints]);
-  console.log(`${same && intsOk ? 'ok  ' : 'FAIL'} read/readSync agree, int32 round trip`);
-  if (same && intsOk) passed++; else failed++;
+  console.log(`${same && intsOk && intoOk ? 'ok  ' : 'FAIL'} read/readSync/readInto agree, int32 round trip`);
+  if (same && intsOk && intoOk) passed++; else failed++;
   const memory = tf.memory() as tf.MemoryInfo & { numBytesInGPU?: number };
   console.log(`memory: ${JSON.stringify(memory)}`);
 }

@@ -828,19 +828,37 @@ export class CudaBackend extends KernelBackend {
   override async read(dataId: DataId): Promise<BackendValues> {
     const d = this.tensorData(dataId);
     this.materialise(d);
+    const host = d.storage === 'i32' ? new Int32Array(d.size) : new Float32Array(d.size);
+    await this.readStaged(d, host);
+    return this.hostValues(host, d.dtype);
+  }
+
+  /**
+   * A float32 tensor's values, read into the start of an array from `allocate` (@virnucpro/ops readFloats: a caller
+   * that hands the same arrays out again spares the allocation and collection of a new one per read).
+   */
+  async readInto(dataId: DataId, allocate: (floats: number) => Float32Array): Promise<Float32Array> {
+    const d = this.tensorData(dataId);
+    if (d.dtype !== 'float32') throw new Error(`readInto reads float32 tensors (this one is ${d.dtype})`);
+    this.materialise(d);
+    const given = allocate(d.size);
+    if (given.length < d.size) throw new Error(`readInto: the array given holds ${given.length} values, the tensor ${d.size}`);
+    const host = given.length === d.size ? given : given.subarray(0, d.size);
+    await this.readStaged(d, host);
+    return host;
+  }
+
+  /** The tensor's values as fp32 / int32 into `host` (d.size of them): through a staging buffer, the thread free meanwhile. */
+  private async readStaged(d: TensorData, host: Float32Array | Int32Array): Promise<void> {
     const bytes = d.size * 4;
-    if (d.size === 0) return this.hostValues(d.storage === 'i32' ? new Int32Array(0) : new Float32Array(0), d.dtype);
+    if (bytes === 0) return;
     const src = this.asFloat32OrInt(d);
     const stage = this.stagingBuffer(bytes);
     this.driver.copyDtoH(stage.ptr, src.ptr, bytes, this.stream);
     src.release();
-    await this.whenDone();
-    const view = new Uint8Array(koffiView(stage.ptr, bytes));
-    const copy = new Uint8Array(bytes);
-    copy.set(view);
+    await this.whenDone(); // a failure leaves the staging buffer busy: the copy may not have ended
+    new Uint8Array(host.buffer, host.byteOffset, bytes).set(new Uint8Array(koffiView(stage.ptr, bytes)));
     stage.busy = false;
-    const host = d.storage === 'i32' ? new Int32Array(copy.buffer) : new Float32Array(copy.buffer);
-    return this.hostValues(host, d.dtype);
   }
 
   /** Resolves once all work queued so far on the stream has finished, polling an event (the JS thread stays free). */

@@ -18,7 +18,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BpePool, BpeTokenizer } from '@virnucpro/dnabert';
-import type { Embedder } from '@virnucpro/ops';
+import type { Embedder, FloatAllocator } from '@virnucpro/ops';
 import { seededRandom } from '@virnucpro/ops/testing';
 import { runEmbed } from '../../../packages/cli/src/commands/embed-run.js';
 
@@ -57,11 +57,14 @@ for (let i = 0; i < Number(args.windows); i++) {
 writeFileSync(input, fasta.join(''));
 
 const dim = 768;
-// As the models return a batch: one array read back, a view of it per sequence (a zero vector each).
+// As the models return a batch: one array read back (into one from `allocate` where the caller gives it, as the cuda
+// backend's readInto does), a view of it per sequence (a zero vector each, written as the read's copy writes it).
 let firstBatchAt: number | undefined;
-const embedIds = async (ids: Int32Array[]) => {
+const embedIds = async (ids: Int32Array[], allocate?: FloatAllocator) => {
   firstBatchAt ??= performance.now();
-  const all = new Float32Array(ids.length * dim);
+  const floats = ids.length * dim;
+  const all = allocate ? allocate(floats).subarray(0, floats) : new Float32Array(floats);
+  all.fill(0);
   return ids.map((_, i) => all.subarray(i * dim, (i + 1) * dim));
 };
 const startBpePool = () => BpePool.start({ tokenizerPath: tokenizerJson, ...(args.threads ? { threads: Number(args.threads) } : {}) });

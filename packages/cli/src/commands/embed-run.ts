@@ -8,6 +8,7 @@ import { batchesInFlight, type ComputeDescription, type CudaDeviceSummary } from
 import { embedSplittingOnOom } from '@virnucpro/predict';
 import { planEmbeddingFile } from './embedding-file-plan.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
+import { ReusedBatchArrays } from './reused-batch-arrays.js';
 
 export interface EmbedRunOptions {
   embedder: Embedder;
@@ -205,6 +206,8 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   // On a GPU two batches at once, as predict's workers run them: the next batch's kernels queue behind the one
   // before instead of after its results are read back (one at a time, an H200's stream ran empty 104 times in an fp8
   // run's first 30 s, 26 ms each on average: the command made 152,500 tokens/s where the model bench made 176,300).
+  // The batches' vectors are read into a few arrays used again once written (the writer copies each vector out).
+  const arrays = new ReusedBatchArrays();
   const embedOnThisThread = serialEmbedder<Protein>(async (batch) => {
     // The model computes on this thread, and a window's batches can chain without any I/O: let the event
     // loop turn between batches, or a signal would wait for the whole window.
@@ -212,12 +215,13 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     if (interrupted) await stopForSignal(); // never returns: the handler exits
     if (stopped) throw new Error('embedding stopped');
     const embedPart = tokenized
-      ? (part: typeof batch.items) => tokenized.embed(part.map((item) => item.value.tokenIds!))
+      ? (part: typeof batch.items) => tokenized.embed(part.map((item) => item.value.tokenIds!), arrays.allocate)
       : (part: typeof batch.items) => embedder.embed(part.map((item) => item.value.sequence));
     const vectors = await embedSplittingOnOom(batch.items, embedPart, {
       onSplit: () => oomSplits++,
       describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
     });
+    arrays.hold(vectors);
     const batchTokens = batch.items.reduce((sum, item) => sum + item.tokens, 0);
     batches++;
     tokens += batchTokens;
@@ -247,6 +251,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     });
     for await (const result of run) {
       await writer.append(result.vector);
+      arrays.release(result.vector);
       ids.push(result.item.id);
     }
     if (interrupted) await stopForSignal();
