@@ -4,6 +4,8 @@
 # random from phage lambda and E. coli 536 (fp8 and bf16,
 # --token-budget 65536, ROUNDS rounds), then ESM-2 3B fp8 on 30,000 random proteins of 48–52 residues (32K budget,
 # one round); tokens/s of the compute phase from --summary, and whether the two builds' embeddings are the same bytes.
+# Each run's line ends with what it cost (tools/device/rusage.py: CPU seconds, context switches, load average), to
+# tell a slow run that worked more from one that waited or was crowded out.
 # Models: tools/bench/predict/make_models.py (random weights, kept in /tmp/models for later calls).
 # Here:  the baseline bundle built from a clean checkout, tarred to .bundle-base.tar.xz; the new one to .bundle.tar.xz
 #        (NO_DAWN=1 bash tools/device/bundle.sh tools/device/virnucpro-entry.ts packages/predict/src/features-worker.ts)
@@ -36,9 +38,9 @@ for aa in map(int, os.environ.get("ESM_LENGTHS", "50").split()):
 PY
 run() { # SIDE BUNDLE MODEL INPUT PRECISION BUDGET
   local settings; case "$1" in base) settings=${BASE_ENV:-};; alt) settings=${ALT_ENV:-};; *) settings=${NEW_ENV:-};; esac
-  env ${settings//,/ } node "$2/virnucpro-entry.mjs" embed "$3" --model "/tmp/models/$([ "$3" = dnabert ] && echo dnabert-s || echo esm2-3B)" --input "$4" \
+  python3 tools/device/rusage.py /tmp/ru.txt env ${settings//,/ } node "$2/virnucpro-entry.mjs" embed "$3" --model "/tmp/models/$([ "$3" = dnabert ] && echo dnabert-s || echo esm2-3B)" --input "$4" \
     -o "/tmp/e-$1-$3-$5.safetensors" --force --backend cuda --precision "$5" --token-budget "$6" --summary /tmp/s.json > /dev/null 2> "/tmp/err-$1.txt"
-  echo "$1 $3 $5 rc=$? $(tr -d ' \n' < /tmp/s.json | grep -o '"seconds":[0-9.]*\|"tokensPerSecond":[0-9]*' | paste -sd' ')"
+  echo "$1 $3 $5 rc=$? $(tr -d ' \n' < /tmp/s.json | grep -o '"seconds":[0-9.]*\|"tokensPerSecond":[0-9]*' | paste -sd' ') | $(cat /tmp/ru.txt)"
 }
 sides="base:.bundle-base new:.bundle${ALT_ENV:+ alt:.bundle}"
 for bp in ${LENGTHS:-150}; do for k in $(seq "$rounds"); do for side in $sides; do for p in fp8 bf16; do
