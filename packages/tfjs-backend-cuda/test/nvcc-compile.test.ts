@@ -32,7 +32,9 @@ const storages = ['-DVNP_F32', '-DVNP_F16', '-DVNP_BF16'];
 // the random shapes the tests use, with and without rotary.
 // maxSpillBytes: attention_mma held to 5 blocks an SM (96 registers, attention-min-blocks.ts) spills a few bytes
 // of its tile loads, and was measured faster so on an H100 (with each head's two halves loaded together, 48 bytes
-// stored and 68 loaded with rotary, measured faster on an H200); anything more than that is a regression.
+// stored and 68 loaded with rotary, measured faster on an H200); with the softmax in powers of 2 (2026-11-29) bf16
+// with rotary spills 60 / 56 bytes (measured +0.3–0.5 % on an H200, bf16 and fp8) and fp16 with rotary 80 / 72 (fp16
+// not measured); anything more than that is a regression.
 const variants: { source: CudaSource; defines: string[][]; storages?: string[]; maxSpillBytes?: number }[] = [
   { source: castSource, defines: [[]] },
   { source: elementwiseSource, defines: [[]] },
@@ -45,7 +47,7 @@ const variants: { source: CudaSource; defines: string[][]; storages?: string[]; 
   { source: segmentMeanSource, defines: [[]] },
   { source: attentionSimpleSource, defines: [['-DHD=64'], ['-DHD=18']] },
   { source: attentionMmaSource, defines: [['-DHD=64'], ['-DHD=64', '-DROTARY'], ['-DHD=32', '-DROTARY'], ['-DHD=32', '-DALIBI']], storages: ['-DVNP_F16', '-DVNP_BF16'] },
-  { source: attentionMmaSource, defines: [['-DHD=64', '-DALIBI', '-DMIN_BLOCKS=5'], ['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5']], storages: ['-DVNP_F16', '-DVNP_BF16'], maxSpillBytes: 72 },
+  { source: attentionMmaSource, defines: [['-DHD=64', '-DALIBI', '-DMIN_BLOCKS=5'], ['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5']], storages: ['-DVNP_F16', '-DVNP_BF16'], maxSpillBytes: 80 },
   // fp8 (bf16 storage) with static scales: the output written as E4M3 (ESM-2 with rotary, DNABERT-S with ALiBi).
   { source: attentionMmaSource, defines: [['-DHD=64', '-DROTARY', '-DMIN_BLOCKS=5', '-DFP8_OUT'], ['-DHD=64', '-DALIBI', '-DMIN_BLOCKS=5', '-DFP8_OUT'], ['-DHD=128', '-DFP8_OUT']], storages: ['-DVNP_BF16'], maxSpillBytes: 72 },
 ];
