@@ -20,8 +20,7 @@ describe('packWindowFor', () => {
     expect(packWindowFor(65536, 1024)).toBe(4096);
   });
 
-  it('fills ≥ 97 % of each streamed batch of 52-token proteins at 16K, 32K and 64K budgets (the fixed 1,024 did not)', () => {
-    expect(streamFill(32768, 1024).mean).toBeLessThan(0.9);
+  it('fills ≥ 97 % of each streamed batch of 52-token proteins at 16K, 32K and 64K budgets (the fixed 1,024, less than a batch at 64K, did not)', () => {
     expect(streamFill(65536, 1024).mean).toBeLessThan(0.9);
     for (const budget of [16384, 32768, 65536]) expect(streamFill(budget, packWindowFor(budget, 1024)).lowest).toBeGreaterThanOrEqual(0.97);
   });
