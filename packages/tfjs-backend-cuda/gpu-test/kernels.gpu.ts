@@ -99,9 +99,11 @@ function e4m3Rounded(values: Float32Array, rows: number, cols: number, perColumn
   const lines = perColumn ? cols : rows;
   const length = perColumn ? rows : cols;
   const at = (line: number, j: number) => (perColumn ? j * cols + line : line * cols + j);
+  const picked = new Float32Array(length);
   for (let line = 0; line < lines; line++) {
-    const { bits, scale } = quantizeE4M3(Array.from({ length }, (_, j) => values[at(line, j)]));
-    bits.forEach((b, j) => (out[at(line, j)] = Math.fround(e4m3ToNumber(b) * scale)));
+    for (let j = 0; j < length; j++) picked[j] = values[at(line, j)];
+    const { bits, scale } = quantizeE4M3(picked);
+    for (let j = 0; j < length; j++) out[at(line, j)] = Math.fround(e4m3ToNumber(bits[j]) * scale);
   }
   return out;
 }
