@@ -25,10 +25,6 @@ export class BoundedCache<K, V> {
     return value;
   }
 
-  has(key: K): boolean {
-    return this.entries.has(key);
-  }
-
   /** Adds or replaces the value (a replaced one is evicted), then evicts the least recently used beyond capacity. */
   set(key: K, value: V): void {
     if (this.entries.has(key)) {
@@ -42,12 +38,5 @@ export class BoundedCache<K, V> {
       this.entries.delete(oldestKey);
       this.evict(oldest, oldestKey);
     }
-  }
-
-  /** Evicts every entry (the owner is closing). */
-  clear(): void {
-    const all = [...this.entries];
-    this.entries.clear();
-    for (const [key, value] of all) this.evict(value, key);
   }
 }

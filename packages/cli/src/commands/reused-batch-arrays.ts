@@ -16,7 +16,8 @@ export class ReusedBatchArrays {
   private readonly free: Float32Array[] = [];
   /** Views held, per array handed out (by its buffer). */
   private readonly held = new Map<ArrayBufferLike, { array: Float32Array; views: number }>();
-  private readonly handedOut = new WeakSet<ArrayBufferLike>();
+  /** Every array handed out, by its buffer (a vector's `buffer` finds it). */
+  private readonly handedOut = new WeakMap<ArrayBufferLike, Float32Array>();
   /** The most arrays in use at once: the packer's reordering holds a window's batches or two until written. */
   private peakHeld = 0;
   /** Arrays made (what the reuse spared shows against the batches). */
@@ -28,17 +29,18 @@ export class ReusedBatchArrays {
       if (this.free[i].length >= floats && (best < 0 || this.free[i].length < this.free[best].length)) best = i;
     }
     const array = best >= 0 ? this.free.splice(best, 1)[0] : this.make(floats);
-    this.handedOut.add(array.buffer);
+    this.handedOut.set(array.buffer, array);
     return array;
   };
 
   /** A batch's vectors, as the model returned them: their arrays stay in use until each vector is released. */
   hold(vectors: readonly Float32Array[]): void {
     for (const vector of vectors) {
-      if (!this.handedOut.has(vector.buffer)) continue;
+      const array = this.handedOut.get(vector.buffer);
+      if (!array) continue;
       const entry = this.held.get(vector.buffer);
       if (entry) entry.views++;
-      else this.held.set(vector.buffer, { array: new Float32Array(vector.buffer), views: 1 });
+      else this.held.set(vector.buffer, { array, views: 1 });
     }
     this.peakHeld = Math.max(this.peakHeld, this.held.size);
   }
