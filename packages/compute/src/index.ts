@@ -6,6 +6,7 @@ export { CudaUnavailableError, type BackendChoice } from './resolve-backend.js';
 export { precisionChoices, checkPrecisionOption, refinementPrecision, ComputeSettingError } from './precision.js';
 export { defaultTokenBudget } from './token-budget.js';
 export { batchesInFlight } from './batches-in-flight.js';
+export { modelRunsOnThread } from './model-on-thread.js';
 export { planCompute, type ComputeRequest, type ComputePlan } from './compute-plan.js';
 export {
   startCompute,

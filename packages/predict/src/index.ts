@@ -21,8 +21,9 @@ export type { FeatureModelPaths } from './features-model.js';
 export { FEATURES_MODEL_NAME } from './feature-name.js';
 export { esmTokenCount, esmTokensFor, type FrameItem } from './frame-item.js';
 export { framePacking, type FramePacking } from './frame-packing.js';
-export { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError, type OomSplitOptions } from './oom-split.js';
+export { embedSplittingOnOom, isOutOfMemory, SequenceTooLargeError, sequenceTooLarge, type OomSplitOptions } from './oom-split.js';
 export { ModelLoadError, modelLoadError, modelLabel, type ModelLabel } from './model-load-error.js';
+export { predictErrorOf } from './worker-error-classes.js';
 // The prep stage (`virnucpro prep`, and predict's --keep-intermediate): the three intermediate FASTA files.
 export { prepFasta, type PrepOptions, type PrepSummary, type PrepCounts } from './prep-fasta.js';
 export { PrepWriter } from './prep-writer.js';

@@ -12,6 +12,13 @@ export class SequenceTooLargeError extends Error {
   override readonly name = 'SequenceTooLargeError';
 }
 
+/** The error for `what` (a record, named) that ran out of GPU memory alone: `error` is the out-of-memory error. */
+export function sequenceTooLarge(what: string, error: Error): SequenceTooLargeError {
+  return new SequenceTooLargeError(
+    `out of GPU memory embedding ${what} on its own (${error.message}); it does not fit on this GPU even alone: use a GPU with more memory, or fp16/bf16 precision`,
+  );
+}
+
 export interface OomSplitOptions<T> {
   /** Called once per batch split in two after running out of memory. */
   onSplit(): void;
@@ -34,9 +41,7 @@ export async function embedSplittingOnOom<T>(
     if (!isOutOfMemory(error)) throw error;
     if (items.length <= 1) {
       const what = items.length === 1 ? options.describe(items[0]) : 'an empty batch';
-      throw new SequenceTooLargeError(
-        `out of GPU memory embedding ${what} on its own (${(error as Error).message}); it does not fit on this GPU even alone: use a GPU with more memory, or fp16/bf16 precision`,
-      );
+      throw sequenceTooLarge(what, error as Error);
     }
     options.onSplit();
     const middle = Math.ceil(items.length / 2);

@@ -1,23 +1,25 @@
 import type { Argv, CommandModule } from 'yargs';
-import { describeForLog, planCompute, startCompute } from '@virnucpro/compute';
+import { describeForLog, modelRunsOnThread, planCompute, startCompute } from '@virnucpro/compute';
 import { packWindowFor } from '@virnucpro/runtime';
 import { isOutOfMemory, modelLabel, modelLoadError } from '@virnucpro/predict';
 import { UsageError, asUsageAsync } from '../errors.js';
 import { MAX_NON_NUCLEOTIDE_SHARE } from '../pipeline/input-check.js';
 import { nonNucleotideCount, nonNucleotideExamples, plainNucleotideCount } from '../pipeline/nucleotide-codes.js';
 import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
-import { runEmbed } from './embed-run.js';
+import { runEmbed, type EmbedRunOptions } from './embed-run.js';
+import { startEmbedThread } from './embed-thread.js';
+import type { EmbedWorkerInfo } from './embed-worker.js';
 import { requireFastaRecords } from './require-fasta-records.js';
 import { runCommand } from './run-command.js';
 import type { OfferedModel } from './embedding-models.js';
 
 /** `virnucpro embed <model>` for one model package's descriptor: the same options and run for every model. */
-export function embedModelCommand(model: OfferedModel): CommandModule {
-  const help = model.help.embed;
-  const settings = Object.entries(model.settings ?? {});
-  const protein = model.reads === 'protein';
+export function embedModelCommand(offered: OfferedModel): CommandModule {
+  const help = offered.help.embed;
+  const settings = Object.entries(offered.settings ?? {});
+  const protein = offered.reads === 'protein';
   return {
-    command: model.name,
+    command: offered.name,
     describe: help.describe,
     builder: (y) => {
       let built: Argv = withEmbedOptions(y, help);
@@ -28,7 +30,7 @@ export function embedModelCommand(model: OfferedModel): CommandModule {
     handler: (args) =>
       runCommand(async () => {
         const given = readEmbedArgs(args);
-        const problem = model.checkPath(given.model, '--model');
+        const problem = offered.checkPath(given.model, '--model');
         if (problem) throw new UsageError(problem);
         await withInputFile(given, async (run) => {
           await requireFastaRecords(run.input); // before the model load, which can take a while
@@ -46,35 +48,51 @@ export function embedModelCommand(model: OfferedModel): CommandModule {
           for (const note of plan.notes) run.log?.(`virnucpro: note: ${note}`);
           // The tokenizer's threads start while the backend and the model load: started after them, they kept an H200's
           // GPU waiting ~0.1–0.2 s for its first batch (DNABERT-S's BPE threads, each reading tokenizer.json).
-          const encoder = model.startEncoder?.(run.model);
+          const encoder = offered.startEncoder?.(run.model);
           encoder?.catch(() => undefined); // awaited by runEmbed; a model that fails to load fails first
           let encoderHandedOver = false;
+          const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
+          /** Runs the embedding with the model loaded (here or on its thread), then logs what it did. */
+          const embedWith = async (loaded: LoadedModel, model: Pick<EmbedRunOptions, 'embedder' | 'modelThread'>) => {
+            run.log?.(`${loaded.title} (${loaded.numLayers} layers, dim ${loaded.dim}) on ${describeForLog(loaded.compute)}`);
+            encoderHandedOver = true;
+            const summary = await runEmbed({
+              ...run,
+              ...model,
+              tokenBudget,
+              window,
+              compute: loaded.compute,
+              residue: protein ? 'amino acid' : 'nucleotide',
+              checkRecord: protein ? notProtein(offered.name) : notDna(offered.name),
+              metadata: { model: loaded.name, config: JSON.stringify(loaded.config), format: 'virnucpro-embeddings' },
+              ...(encoder ? { encoder } : {}),
+            });
+            run.log?.(
+              `${summary.sequences} ${protein ? 'proteins' : 'sequences'}, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s` +
+                (summary.truncated ? `; ${summary.truncated} record(s) cut to --truncate ${run.truncate}` : '') +
+                (summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''),
+            );
+          };
           try {
+            // Where the ids come from the encoder's threads, the model goes on a thread of its own too (embed-thread.ts):
+            // this thread then only reads, checks, packs and writes. VIRNUCPRO_EMBED_THREAD=0 keeps it here (A/B runs).
+            if (encoder && modelRunsOnThread(plan.settings.backend) && process.env.VIRNUCPRO_EMBED_THREAD !== '0') {
+              const thread = await startEmbedThread({ model: offered.name, path: run.model, settings: chosen }, plan.settings);
+              try {
+                await embedWith(thread.info, { modelThread: thread });
+              } finally {
+                await thread.close();
+              }
+              return;
+            }
             const compute = await startCompute(plan.settings);
-            const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
             // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
-            const embedder = await model.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
-              throw isOutOfMemory(err) ? err : modelLoadError(modelLabel(model.label), run.model, err);
+            const embedder = await offered.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
+              throw isOutOfMemory(err) ? err : modelLoadError(modelLabel(offered.label), run.model, err);
             });
             try {
-              run.log?.(`${model.title(embedder)} (${embedder.config.numLayers} layers, dim ${embedder.dim}) on ${describeForLog(compute)}`);
-              encoderHandedOver = true;
-              const summary = await runEmbed({
-                ...run,
-                tokenBudget,
-                window,
-                embedder,
-                compute,
-                residue: protein ? 'amino acid' : 'nucleotide',
-                checkRecord: protein ? notProtein(model.name) : notDna(model.name),
-                metadata: { model: embedder.name, config: JSON.stringify(embedder.config), format: 'virnucpro-embeddings' },
-                ...(encoder ? { encoder } : {}),
-              });
-              run.log?.(
-                `${summary.sequences} ${protein ? 'proteins' : 'sequences'}, ${summary.tokens} tokens in ${summary.batches} batches: ${summary.tokensPerSecond.toFixed(0)} tokens/s` +
-                  (summary.truncated ? `; ${summary.truncated} record(s) cut to --truncate ${run.truncate}` : '') +
-                  (summary.oomSplits ? `; ${summary.oomSplits} batch split(s) after running out of GPU memory` : ''),
-              );
+              const loaded = { name: embedder.name, dim: embedder.dim, config: embedder.config, title: offered.title(embedder), numLayers: embedder.config.numLayers, compute };
+              await embedWith(loaded, { embedder });
             } finally {
               embedder.dispose();
             }
@@ -85,6 +103,9 @@ export function embedModelCommand(model: OfferedModel): CommandModule {
       }),
   };
 }
+
+/** The loaded model as the log, the summary and the output's metadata name it (what the model thread reports too). */
+type LoadedModel = EmbedWorkerInfo;
 
 /** Records of at least this many characters are told apart as DNA or protein by content; shorter ones pass. */
 const KIND_CHECK_MIN_LENGTH = 20;

@@ -9,9 +9,13 @@ import { embedSplittingOnOom } from '@virnucpro/predict';
 import { planEmbeddingFile } from './embedding-file-plan.js';
 import { EmbeddingFileWriter } from './embedding-file-writer.js';
 import { ReusedBatchArrays } from './reused-batch-arrays.js';
+import type { EmbedThread } from './embed-thread.js';
 
 export interface EmbedRunOptions {
-  embedder: Embedder;
+  /** The model on this thread; or, with `encoder`, */
+  embedder?: Embedder;
+  /** the model on a thread of its own (modelRunsOnThread), which takes the encoder's ids. */
+  modelThread?: EmbedThread;
   /** The backend the embedder runs on, its precision and (cuda) GPU. */
   compute: ComputeDescription;
   input: string;
@@ -52,6 +56,8 @@ export interface EmbedSummary {
   cuda?: CudaDeviceSummary;
   /** Batches split in two after the GPU ran out of memory. */
   oomSplits: number;
+  /** Whether the model ran on a thread of its own (embed-thread.ts) rather than the command's main thread. */
+  modelOnThread: boolean;
   /** Records cut to --truncate characters. */
   truncated: number;
   model: string;
@@ -80,21 +86,24 @@ interface Protein {
 }
 
 /**
- * FASTA → runEmbedding (packing window with carry-over, the embedder on this thread — two batches at once on a GPU —,
+ * FASTA → runEmbedding (packing window with carry-over, the model on this thread or its own — two batches at once on a GPU —,
  * input order restored) →
  * `embeddings` [N, dim] safetensors in input order, with
  * `__metadata__.ids` (JSON array). Bad records stop the run with a UsageError naming the record;
  * nothing is left at the output path unless the run completes. SIGINT/SIGTERM clean up too.
  */
 export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> {
-  const { embedder } = options;
-  const { tokenized } = embedder;
+  const { embedder, modelThread } = options;
+  const tokenized = embedder?.tokenized;
+  const model = modelThread?.info ?? embedder;
+  if (!model || (modelThread && embedder)) throw new Error('runEmbed: one model, on this thread (embedder) or its own (modelThread)');
+  if (modelThread && !options.encoder) throw new Error("runEmbed: a model on its own thread takes the encoder's ids");
   const ids: string[] = [];
   const metadataFor = (ids: string[]) => ({ ...options.metadata, ids: JSON.stringify(ids) });
   let stopped = false;
   let interrupted: TerminationSignal | undefined;
   const plan = planEmbeddingFile(options.input, metadataFor, () => stopped || interrupted !== undefined);
-  const writer = new EmbeddingFileWriter(options.output, embedder.dim, () => metadataFor(ids), plan);
+  const writer = new EmbeddingFileWriter(options.output, model.dim, () => metadataFor(ids), plan);
   let tokens = 0;
   let batches = 0;
   let spent = 0;
@@ -143,7 +152,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
           const tokenIds = tokenized.encode(sequence);
           item = { id, sequence, tokens: tokenIds.length, tokenIds };
         } else {
-          item = { id, sequence, tokens: embedder.tokenCount(sequence) };
+          item = { id, sequence, tokens: embedder!.tokenCount(sequence) };
         }
       } catch (error) {
         throw new UsageError(`${where}: ${(error as Error).message}`);
@@ -214,13 +223,18 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     await new Promise((resolve) => setImmediate(resolve));
     if (interrupted) await stopForSignal(); // never returns: the handler exits
     if (stopped) throw new Error('embedding stopped');
-    const embedPart = tokenized
-      ? (part: typeof batch.items) => tokenized.embed(part.map((item) => item.value.tokenIds!), arrays.allocate)
-      : (part: typeof batch.items) => embedder.embed(part.map((item) => item.value.sequence));
-    const vectors = await embedSplittingOnOom(batch.items, embedPart, {
-      onSplit: () => oomSplits++,
-      describe: (item) => `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`,
-    });
+    const describe = (item: (typeof batch.items)[number]) =>
+      `record ${item.index + 1} (>${item.value.id}, ${item.value.sequence.length} ${options.residue === 'nucleotide' ? 'nt' : 'aa'})`;
+    // A model on its own thread splits a batch that runs out of memory there (the runtime's pool).
+    const vectors = modelThread
+      ? await modelThread.embed(batch.items.map((item) => item.value.tokenIds!), (position) => describe(batch.items[position]))
+      : await embedSplittingOnOom(
+          batch.items,
+          tokenized
+            ? (part) => tokenized.embed(part.map((item) => item.value.tokenIds!), arrays.allocate)
+            : (part) => embedder!.embed(part.map((item) => item.value.sequence)),
+          { onSplit: () => oomSplits++, describe },
+        );
     arrays.hold(vectors);
     const batchTokens = batch.items.reduce((sum, item) => sum + item.tokens, 0);
     batches++;
@@ -228,7 +242,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     spent += Math.max('tokenBudget' in batch ? batch.tokenBudget : options.tokenBudget, batchTokens);
     return vectors;
   }, {
-    concurrent: batchesInFlight(options.compute.backend),
+    concurrent: modelThread?.batchesAtOnce ?? batchesInFlight(options.compute.backend),
     // The packer hands over a window's batches at once. Open only while fewer than two batches were queued, the
     // reader stopped with a window's batches waiting and read the next window only when one batch was left on the
     // GPU: the GPU then waited for the window's reading and packing, and the reader for the GPU.
@@ -239,7 +253,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   try {
     // Started while the model loaded, where the caller could: the BPE threads took an H200 machine's `embed dnabert`
     // ~0.1–0.2 s to start, with the GPU waiting for its first batch.
-    encoder = await (tokenized ? options.encoder ?? tokenized.startEncoder?.() : undefined);
+    encoder = await (modelThread ? options.encoder : tokenized ? options.encoder ?? tokenized.startEncoder?.() : undefined);
     const run = runEmbedding<Protein>({
       items: encoder ? itemsEncodedApart(encoder) : items(),
       // The first batches as soon as the records for them are read: a window of 4,096 500-bp windows took an H200's
@@ -264,7 +278,7 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
   } finally {
     await encoder?.close();
     // One given for an embedder that does not take ids is not used, but is this run's to close.
-    if (!tokenized) await options.encoder?.then((unused) => unused.close(), () => undefined);
+    if (!tokenized && !modelThread) await options.encoder?.then((unused) => unused.close(), () => undefined);
     stopHandling();
   }
   const seconds = (performance.now() - started) / 1000;
@@ -280,10 +294,11 @@ export async function runEmbed(options: EmbedRunOptions): Promise<EmbedSummary> 
     backend: options.compute.backend,
     precision: options.compute.precision,
     ...(options.compute.cuda ? { cuda: options.compute.cuda } : {}),
-    oomSplits,
+    oomSplits: oomSplits + (modelThread?.oomSplits ?? 0),
+    modelOnThread: modelThread !== undefined,
     truncated,
-    model: embedder.name,
-    dim: embedder.dim,
+    model: model.name,
+    dim: model.dim,
   };
   if (options.summaryPath) writeFileAtomicSync(options.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
   return summary;
