@@ -1,14 +1,13 @@
 import type { Argv, CommandModule } from 'yargs';
 import { describeForLog, modelRunsOnThread, planCompute, startCompute } from '@virnucpro/compute';
 import { packWindowFor } from '@virnucpro/runtime';
-import { isOutOfMemory, modelLabel, modelLoadError } from '@virnucpro/predict';
 import { UsageError, asUsageAsync } from '../errors.js';
 import { MAX_NON_NUCLEOTIDE_SHARE } from '../pipeline/input-check.js';
 import { nonNucleotideCount, nonNucleotideExamples, plainNucleotideCount } from '../pipeline/nucleotide-codes.js';
 import { readEmbedArgs, withEmbedOptions, withInputFile } from './embed-options.js';
 import { runEmbed, type EmbedRunOptions } from './embed-run.js';
 import { startEmbedThread } from './embed-thread.js';
-import type { EmbedWorkerInfo } from './embed-worker.js';
+import { loadEmbeddingModel, type LoadedModelInfo } from './load-embedding-model.js';
 import { requireFastaRecords } from './require-fasta-records.js';
 import { runCommand } from './run-command.js';
 import type { OfferedModel } from './embedding-models.js';
@@ -53,7 +52,7 @@ export function embedModelCommand(offered: OfferedModel): CommandModule {
           let encoderHandedOver = false;
           const chosen = Object.fromEntries(settings.map(([name]) => [name, String(args[name])]));
           /** Runs the embedding with the model loaded (here or on its thread), then logs what it did. */
-          const embedWith = async (loaded: LoadedModel, model: Pick<EmbedRunOptions, 'embedder' | 'modelThread'>) => {
+          const embedWith = async (loaded: LoadedModelInfo, model: Pick<EmbedRunOptions, 'embedder' | 'modelThread'>) => {
             run.log?.(`${loaded.title} (${loaded.numLayers} layers, dim ${loaded.dim}) on ${describeForLog(loaded.compute)}`);
             encoderHandedOver = true;
             const summary = await runEmbed({
@@ -85,16 +84,11 @@ export function embedModelCommand(offered: OfferedModel): CommandModule {
               }
               return;
             }
-            const compute = await startCompute(plan.settings);
-            // A model that cannot be read is the user's to fix: exit 2, as predict says it (running out of memory is not).
-            const embedder = await offered.load(run.model, { precision: compute.precision, settings: chosen }).catch((err: unknown) => {
-              throw isOutOfMemory(err) ? err : modelLoadError(modelLabel(offered.label), run.model, err);
-            });
+            const { model, info } = await loadEmbeddingModel(offered, run.model, chosen, await startCompute(plan.settings));
             try {
-              const loaded = { name: embedder.name, dim: embedder.dim, config: embedder.config, title: offered.title(embedder), numLayers: embedder.config.numLayers, compute };
-              await embedWith(loaded, { embedder });
+              await embedWith(info, { embedder: model });
             } finally {
-              embedder.dispose();
+              model.dispose();
             }
           } finally {
             if (!encoderHandedOver) await encoder?.then((unused) => unused.close(), () => undefined);
@@ -103,9 +97,6 @@ export function embedModelCommand(offered: OfferedModel): CommandModule {
       }),
   };
 }
-
-/** The loaded model as the log, the summary and the output's metadata name it (what the model thread reports too). */
-type LoadedModel = EmbedWorkerInfo;
 
 /** Records of at least this many characters are told apart as DNA or protein by content; shorter ones pass. */
 const KIND_CHECK_MIN_LENGTH = 20;

@@ -1,8 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { batchesInFlight, type ComputeSettings } from '@virnucpro/compute';
 import { predictErrorOf, sequenceTooLarge } from '@virnucpro/predict';
-import { PoisonItemError, startPool, workerErrorIn, type WorkerPool } from '@virnucpro/runtime';
-import type { EmbedWorkerInfo, EmbedWorkerOptions } from './embed-worker.js';
+import { PoisonItemError, startPool, workerErrorIn } from '@virnucpro/runtime';
+import type { EmbedWorkerOptions } from './embed-worker.js';
+import type { LoadedModelInfo } from './load-embedding-model.js';
 
 /**
  * `embed`'s model on a worker thread of its own (embed-worker.ts, through @virnucpro/runtime's pool in thread mode):
@@ -12,7 +13,7 @@ import type { EmbedWorkerInfo, EmbedWorkerOptions } from './embed-worker.js';
  */
 export interface EmbedThread {
   /** The loaded model and what it runs on, as the thread reports them. */
-  readonly info: EmbedWorkerInfo;
+  readonly info: LoadedModelInfo;
   /** Batches to hand over at once: what the thread holds (its credit) and its model runs at once, all kept full. */
   readonly batchesAtOnce: number;
   /** Batches split in two so far after running out of GPU memory. */
@@ -41,7 +42,7 @@ export async function startEmbedThread(options: EmbedWorkerOptions, settings: Co
   }).catch((err: unknown) => {
     throw predictErrorOf(err);
   });
-  const info = pool.telemetry()[0].info as unknown as EmbedWorkerInfo;
+  const info = pool.telemetry()[0].info as unknown as LoadedModelInfo;
   let oomSplits = 0;
   pool.events$.subscribe((event) => {
     if (event.type === 'batch-failed' && event.willSplit) oomSplits++;
