@@ -12,23 +12,35 @@ import { tempPathFor } from './temp-name.js';
  * before publishing any lets a set of outputs appear together. Every failure names the file.
  *
  * No buffering here: callers hand over blocks of their own size (writes reach the file in call order).
+ *
+ * With `syncEveryBytes`, each time that many more bytes have been written a data sync (fdatasync) starts beside the
+ * writes, one at a time, nobody waiting for it: the disk takes a large file while it is written, and `complete()`'s
+ * fsync finds little left to do. Without it a run's whole output stayed in the page cache until the end (the
+ * kernel's own writeback waits for gigabytes), so the run's last step wrote it all: ~0.25 s of a 2.5-s `embed
+ * dnabert` run's 467 MB on an H200 host.
  */
 export class AtomicFile implements StagedOutput {
   private state: 'open' | 'completed' | 'published' | 'discarded' = 'open';
   private writing: Promise<void> = Promise.resolve();
   /** writeAt's writes under way. */
   private readonly placed = new Set<Promise<void>>();
+  /** Bytes written since the last data sync started (with syncEveryBytes). */
+  private unsynced = 0;
+  /** The data sync under way, if any; its failure is complete()'s. */
+  private syncing: Promise<unknown> | undefined;
 
   private constructor(
     readonly path: string,
     readonly tempPath: string,
     private readonly handle: FileHandle,
+    private readonly syncEveryBytes: number,
   ) {}
 
-  static async create(path: string): Promise<AtomicFile> {
+  /** `options.syncEveryBytes`: start a data sync beside the writes each time that many bytes more are written. */
+  static async create(path: string, options: { syncEveryBytes?: number } = {}): Promise<AtomicFile> {
     const tempPath = tempPathFor(path);
     try {
-      return new AtomicFile(path, tempPath, await open(tempPath, 'wx'));
+      return new AtomicFile(path, tempPath, await open(tempPath, 'wx'), options.syncEveryBytes ?? 0);
     } catch (error) {
       throw namingFile(path, error);
     }
@@ -40,8 +52,8 @@ export class AtomicFile implements StagedOutput {
     this.writing = this.writing.then(async () => {
       const fault = injectedWriteFault(this.path);
       if (fault) throw fault;
-      if (typeof data === 'string') await this.handle.write(data, null, 'utf8');
-      else await writeAll(this.handle, data);
+      if (typeof data === 'string') this.written((await this.handle.write(data, null, 'utf8')).bytesWritten);
+      else this.written(await writeAll(this.handle, data));
     });
     return this.writing.catch((error: unknown) => {
       throw namingFile(this.path, error);
@@ -60,6 +72,7 @@ export class AtomicFile implements StagedOutput {
       for (let done = 0; done < data.length; ) {
         done += (await this.handle.write(data, done, Math.min(MAX_WRITE, data.length - done), position + done)).bytesWritten;
       }
+      this.written(data.length);
     })();
     this.placed.add(write);
     const settled = () => this.placed.delete(write);
@@ -69,12 +82,30 @@ export class AtomicFile implements StagedOutput {
     });
   }
 
+  /** Counts bytes handed to the OS; starts a data sync when syncEveryBytes more are written and none is under way. */
+  private written(bytes: number): void {
+    if (this.syncEveryBytes <= 0) return;
+    this.unsynced += bytes;
+    if (this.unsynced < this.syncEveryBytes || this.syncing) return;
+    this.unsynced = 0;
+    const sync = this.handle.datasync();
+    this.syncing = sync;
+    // A failure is kept for complete() (awaiting this.syncing rethrows it); a later sync may start once it settles.
+    sync.then(
+      () => {
+        if (this.syncing === sync) this.syncing = undefined;
+      },
+      () => undefined,
+    );
+  }
+
   /** Everything written is on disk (fsync) and the file closed, still under its temporary name. */
   async complete(): Promise<void> {
     if (this.state !== 'open') return;
     try {
       await this.writing;
       await Promise.all(this.placed);
+      await this.syncing;
       const fault = injectedWriteFault(this.path);
       if (fault) throw fault;
       await this.handle.sync();
@@ -102,7 +133,7 @@ export class AtomicFile implements StagedOutput {
   async discard(): Promise<void> {
     if (this.state === 'published' || this.state === 'discarded') return;
     if (this.state === 'open') {
-      await Promise.allSettled(this.placed); // before closing the file they write to
+      await Promise.allSettled([...this.placed, this.syncing]); // before closing the file they use
       await this.handle.close().catch(() => undefined);
     }
     this.state = 'discarded';
@@ -113,10 +144,11 @@ export class AtomicFile implements StagedOutput {
 // fs.write rejects lengths of 2 GiB and more: large tensors go in slices.
 const MAX_WRITE = 1 << 30;
 
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<number> {
   let done = 0;
   while (done < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, done, Math.min(MAX_WRITE, bytes.length - done));
     done += bytesWritten;
   }
+  return done;
 }

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AtomicFile, BufferedAtomicFile, commitAll, type StagedOutput, FileWriteError, FULL_DISK_ENV, parseTempName, removeStaleTempFiles, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../src/index.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'atomic-file-'));
@@ -39,6 +40,66 @@ describe('AtomicFile', () => {
     await file.discard();
     await Promise.all(writes);
     expect(readdirSync(d)).toEqual([]);
+  });
+
+  it('syncEveryBytes: data syncs start beside the writes as they pass the mark, one at a time; none without it', async () => {
+    const d = dir();
+    const probe = await open(join(d, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    let syncs = 0;
+    let running = 0;
+    let overlapped = false;
+    const spy = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: unknown) {
+      syncs++;
+      overlapped ||= ++running > 1;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+    });
+    try {
+      const block = (i: number) => new Uint8Array(1 << 20).fill(i);
+      const synced = await AtomicFile.create(join(d, 'synced.bin'), { syncEveryBytes: 2 << 20 });
+      for (let i = 0; i < 9; i++) await synced.writeAt(block(i), i << 20);
+      await synced.commit();
+      expect(syncs).toBeGreaterThanOrEqual(2); // 9 MiB at a 2-MiB mark, some passed while one was under way
+      expect(syncs).toBeLessThanOrEqual(4);
+      expect(overlapped).toBe(false);
+      const bytes = readFileSync(join(d, 'synced.bin'));
+      expect(bytes.length).toBe(9 << 20);
+      for (let i = 0; i < 9; i++) expect(bytes[(i << 20) + 12345]).toBe(i);
+      syncs = 0;
+      const appended = await AtomicFile.create(join(d, 'appended.bin'), { syncEveryBytes: 2 << 20 });
+      for (let i = 0; i < 3; i++) await appended.write(block(i));
+      await appended.commit();
+      expect(syncs).toBe(1); // appends count too
+      syncs = 0;
+      const plain = await AtomicFile.create(join(d, 'plain.bin'));
+      for (let i = 0; i < 8; i++) await plain.writeAt(block(i), i << 20);
+      await plain.commit();
+      expect(syncs).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('syncEveryBytes: a data sync that fails fails complete() naming the file; discard then leaves nothing', async () => {
+    const d = dir();
+    const probe = await open(join(d, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    await rm(join(d, 'probe'));
+    const spy = vi.spyOn(proto, 'datasync').mockRejectedValue(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    try {
+      const file = await AtomicFile.create(join(d, 'failed.bin'), { syncEveryBytes: 1 << 20 });
+      await file.writeAt(new Uint8Array(2 << 20), 0);
+      const failure = await file.complete().then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(FileWriteError);
+      expect(String(failure)).toMatch(/failed\.bin.*EIO|EIO.*failed\.bin/s);
+      await file.discard();
+      expect(readdirSync(d)).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('is invisible under its name until published; complete then publish lets several appear together', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSafetensors } from '@virnucpro/weights';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EmbeddingFileWriter } from '../src/commands/embedding-file-writer.js';
+import { EmbeddingFileWriter, outputSyncEveryBytes } from '../src/commands/embedding-file-writer.js';
 
 // `embed`'s output, vector by vector, must be the bytes of the whole tensor written at once, however the writer
 // gathers vectors before writing them (blocks that end inside a vector, vectors that are views into larger arrays).
@@ -133,5 +133,15 @@ describe('EmbeddingFileWriter', () => {
     const writer = new EmbeddingFileWriter(join(dir, 'bad.safetensors'), dim);
     await expect(writer.append(new Float32Array(dim - 1))).rejects.toThrow(/767 values, expected 768/);
     await writer.discard();
+  });
+});
+
+describe('outputSyncEveryBytes', () => {
+  it('syncs the output every 64 MiB unless VIRNUCPRO_OUTPUT_SYNC_MIB says otherwise (0: at the end only); nonsense is refused by name', () => {
+    expect(outputSyncEveryBytes({})).toBe(64 << 20);
+    expect(outputSyncEveryBytes({ VIRNUCPRO_OUTPUT_SYNC_MIB: '0' })).toBe(0);
+    expect(outputSyncEveryBytes({ VIRNUCPRO_OUTPUT_SYNC_MIB: '16' })).toBe(16 << 20);
+    expect(() => outputSyncEveryBytes({ VIRNUCPRO_OUTPUT_SYNC_MIB: '1.5' })).toThrow(/VIRNUCPRO_OUTPUT_SYNC_MIB: '1.5' is not a whole number/);
+    expect(() => outputSyncEveryBytes({ VIRNUCPRO_OUTPUT_SYNC_MIB: '-1' })).toThrow(/VIRNUCPRO_OUTPUT_SYNC_MIB/);
   });
 });

@@ -24,6 +24,19 @@ const WRITES_IN_FLIGHT = 32;
  */
 const HOLD_BYTES = 64 << 20;
 
+/**
+ * The output's data synced beside its writes every this many bytes (AtomicFile's syncEveryBytes), so that the run's
+ * last step does not write hundreds of MB to disk in one fsync. $VIRNUCPRO_OUTPUT_SYNC_MIB sets it in MiB (0: one
+ * fsync at the end, as before; the A/B).
+ */
+export function outputSyncEveryBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const value = env.VIRNUCPRO_OUTPUT_SYNC_MIB;
+  if (value === undefined || value === '') return 64 << 20;
+  const mib = Number(value);
+  if (!Number.isInteger(mib) || mib < 0) throw new Error(`VIRNUCPRO_OUTPUT_SYNC_MIB: '${value}' is not a whole number of MiB (0 syncs only at the end)`);
+  return mib * (1 << 20);
+}
+
 /** What the finished file will hold, known before its vectors arrive (`embed`: a first pass over the input's ids). */
 export interface EmbeddingFilePlan {
   rows: number;
@@ -69,6 +82,7 @@ export class EmbeddingFileWriter implements StagedOutput {
   private completed = false;
   /** After discard() nothing is opened again (a signal's discard can come while an append waits for the plan). */
   private discarded = false;
+  private readonly syncEveryBytes = outputSyncEveryBytes();
 
   constructor(
     readonly path: string,
@@ -135,7 +149,7 @@ export class EmbeddingFileWriter implements StagedOutput {
     this.plan = Promise.resolve(undefined);
     if (this.discarded) throw new Error('the output was discarded');
     this.target = plan
-      ? { output: await AtomicFile.create(this.path), dataStart: this.header(plan.rows, plan.metadata).length }
+      ? { output: await AtomicFile.create(this.path, { syncEveryBytes: this.syncEveryBytes }), dataStart: this.header(plan.rows, plan.metadata).length }
       : { scratch: await open(this.scratchPath, 'wx+') };
     const held = this.held.splice(0);
     this.heldBytes = 0;
@@ -183,7 +197,7 @@ export class EmbeddingFileWriter implements StagedOutput {
       // In the scratch file, or in the output behind a header of another size: copied behind this one.
       const source = 'scratch' in target ? target.scratch : await open(target.output.tempPath, 'r');
       const start = 'scratch' in target ? 0 : target.dataStart;
-      this.output = await AtomicFile.create(this.path);
+      this.output = await AtomicFile.create(this.path, { syncEveryBytes: this.syncEveryBytes });
       await this.output.write(header);
       await copyBytes(source, start, this.handedOver, this.output);
       await source.close();
