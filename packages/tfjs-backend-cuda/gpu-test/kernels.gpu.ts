@@ -261,10 +261,13 @@ if (precision === 'fp8') {
     if (bad === 0) passed++; else failed++;
   }
   // The row quantisation kept in registers (*_regs, row read and finished once) against the kernels that read each
-  // row twice: the same bytes and scales, with and without fc1's bias + GELU, up to the longest row it takes.
+  // row twice: the same bytes and scales, with and without fc1's bias + GELU, up to the longest row it takes. Rows of
+  // several magnitudes: the registers kernels divide by Markstein's sequence where a row's scale lies in [2^-60, 2^60]
+  // and by __fdiv_rn outside it, as the other kernels always do.
+  const magnitudes = [1, 2 ** -70, 2 ** -58, 2 ** 58, 2 ** 70];
   for (const [n, d] of [[37, 10240], [5, 2560], [3, 64], [9, 264], [1, 16 * ROW_WORDS_PER_THREAD * 1024 / bytesPerElement(cuda.floatStorage)]]) {
     for (const gelu of [false, true]) {
-      const x = tf.tensor2d(random(n * d, -4, 4), [n, d]);
+      const x = tf.tensor2d(random(n * d, -4, 4).map((v, i) => v * magnitudes[Math.floor(i / d) % magnitudes.length]), [n, d]);
       const bias = tf.tensor1d(random(d));
       const outs = [false, true].map((inRegisters) => {
         const plan = quantizeRowsLaunch(d, elementsPerWord(cuda.floatStorage), { gelu, inRegisters });
