@@ -295,8 +295,8 @@ extern "C" __global__ void __launch_bounds__(128, MIN_BLOCKS) attention_mma(cons
   constexpr int QSB = QS * 2;  // bytes per staged row (16-byte aligned: HD is a multiple of 16)
   #pragma unroll
   for (int j = 0; j < HD / 8; j++) {
-    const unsigned short a = toE4M3(o[j][0] * iA * inv) | (toE4M3(o[j][1] * iA * inv) << 8);
-    const unsigned short b = toE4M3(o[j][2] * iB * inv) | (toE4M3(o[j][3] * iB * inv) << 8);
+    const unsigned short a = toE4M3Pair(o[j][0] * iA * inv, o[j][1] * iA * inv);
+    const unsigned short b = toE4M3Pair(o[j][2] * iB * inv, o[j][3] * iB * inv);
     *reinterpret_cast<unsigned short*>(stage8 + g * QSB + j * 8 + tig * 2) = a;
     *reinterpret_cast<unsigned short*>(stage8 + (g + 8) * QSB + j * 8 + tig * 2) = b;
   }

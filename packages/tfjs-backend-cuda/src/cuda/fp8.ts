@@ -12,13 +12,23 @@ export const fp8Helpers = String.raw`
 __device__ __forceinline__ unsigned char toE4M3(float v) { return (unsigned char)__nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3); }
 __device__ __forceinline__ float fromE4M3(unsigned char q) { return __half2float(__half(__nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)q, __NV_E4M3))); }
 __device__ __forceinline__ float e4m3Scale(float amax) { return amax > 0.f ? __fdiv_rn(amax, 448.f) : 1.f; }
+// Two values as two E4M3 bytes (a the lower): one conversion instruction for both, each rounded as toE4M3 rounds it.
+__device__ __forceinline__ unsigned short toE4M3Pair(float a, float b) {
+  return (unsigned short)__nv_cvt_float2_to_fp8x2(make_float2(a, b), __NV_SATFINITE, __NV_E4M3);
+}
+// VEC values (4 or 8) as VEC E4M3 bytes stored at q (VEC-byte aligned), converted in pairs and packed in registers:
+// the bytes of toE4M3 one by one, in a quarter of the conversions and byte moves.
+__device__ __forceinline__ void storeE4M3Values(unsigned char* q, const float* e) {
+  const unsigned lo = toE4M3Pair(e[0], e[1]) | ((unsigned)toE4M3Pair(e[2], e[3]) << 16);
+  if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = make_uint2(lo, toE4M3Pair(e[4], e[5]) | ((unsigned)toE4M3Pair(e[6], e[7]) << 16));
+  else *reinterpret_cast<unsigned*>(q) = lo;
+}
 // VEC elements of a 16-byte word of T as VEC bytes of e4m3(v / scale), stored at q (VEC-byte aligned).
 __device__ __forceinline__ void storeE4M3Word(unsigned char* q, const float* v, float scale) {
-  unsigned char b[VEC];
+  float e[VEC];
   #pragma unroll
-  for (int k = 0; k < VEC; k++) b[k] = toE4M3(__fdiv_rn(v[k], scale));
-  if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(b);
-  else *reinterpret_cast<unsigned*>(q) = *reinterpret_cast<const unsigned*>(b);
+  for (int k = 0; k < VEC; k++) e[k] = __fdiv_rn(v[k], scale);
+  storeE4M3Values(q, e);
 }
 // v / scale (scale > 0) by Markstein's sequence on recip = __frcp_rn(scale): one multiplication and two FMAs where a
 // correctly rounded division takes ~10 instructions and a branch. For every finite v with |v| ≤ 2^100 its E4M3 byte
@@ -32,11 +42,10 @@ __device__ __forceinline__ float quotientOfBounded(float v, float scale, float r
 }
 // storeE4M3Word for bounded values (quotientOfBounded), recip = __frcp_rn(scale).
 __device__ __forceinline__ void storeE4M3WordBounded(unsigned char* q, const float* v, float scale, float recip) {
-  unsigned char b[VEC];
+  float e[VEC];
   #pragma unroll
-  for (int k = 0; k < VEC; k++) b[k] = toE4M3(quotientOfBounded(v[k], scale, recip));
-  if constexpr (VEC == 8) *reinterpret_cast<uint2*>(q) = *reinterpret_cast<const uint2*>(b);
-  else *reinterpret_cast<unsigned*>(q) = *reinterpret_cast<const unsigned*>(b);
+  for (int k = 0; k < VEC; k++) e[k] = quotientOfBounded(v[k], scale, recip);
+  storeE4M3Values(q, e);
 }
 // Sum over the block (every thread gets it) in a fixed order: lanes by shuffles, then the warps in order.
 __device__ float blockSum(float v, float* scratch) {

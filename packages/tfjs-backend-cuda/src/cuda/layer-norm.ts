@@ -46,7 +46,7 @@ __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T
   float sq = 0.f;
   if (active) {
     #pragma unroll
-    for (int k = 0; k < VEC; k++) { float c = v[k] - mean; sq += c * c; }
+    for (int k = 0; k < VEC; k++) { v[k] -= mean; sq += v[k] * v[k]; }  // v centred: the output reuses it
   }
   const float rstd = rsqrtf(blockSum(sq, scratch) / d + eps);
   float amax = 0.f;
@@ -56,7 +56,7 @@ __device__ __forceinline__ void layerNormVec(const T* x, const T* gamma, const T
     const T* b = reinterpret_cast<const T*>(&bv);
     T* o = reinterpret_cast<T*>(&ov);
     #pragma unroll
-    for (int k = 0; k < VEC; k++) { v[k] = (v[k] - mean) * rstd * toF(g[k]) + toF(b[k]); o[k] = fromF(v[k]); amax = fmaxf(amax, fabsf(v[k])); }
+    for (int k = 0; k < VEC; k++) { v[k] = v[k] * rstd * toF(g[k]) + toF(b[k]); o[k] = fromF(v[k]); amax = fmaxf(amax, fabsf(v[k])); }
     reinterpret_cast<uint4*>(y + (long long)blockIdx.x * d)[w] = ov;
   }
   if (!FP8) return;
@@ -107,7 +107,7 @@ __device__ __forceinline__ void layerNormWarp(const T* x, const T* gamma, const 
   for (int i = 0; i < LN_WORDS; i++) {
     if (lane + 32 * i >= words) continue;
     #pragma unroll
-    for (int k = 0; k < VEC; k++) { float c = v[i][k] - mean; sq += c * c; }
+    for (int k = 0; k < VEC; k++) { v[i][k] -= mean; sq += v[i][k] * v[i][k]; }  // v centred: the output reuses it
   }
   const float rstd = rsqrtf(warpSum(sq) / d + eps);
   float amax = 0.f;
@@ -121,7 +121,7 @@ __device__ __forceinline__ void layerNormWarp(const T* x, const T* gamma, const 
     const T* b = reinterpret_cast<const T*>(&bv);
     T* o = reinterpret_cast<T*>(&ov);
     #pragma unroll
-    for (int k = 0; k < VEC; k++) { v[i][k] = (v[i][k] - mean) * rstd * toF(g[k]) + toF(b[k]); o[k] = fromF(v[i][k]); amax = fmaxf(amax, fabsf(v[i][k])); }
+    for (int k = 0; k < VEC; k++) { v[i][k] = v[i][k] * rstd * toF(g[k]) + toF(b[k]); o[k] = fromF(v[i][k]); amax = fmaxf(amax, fabsf(v[i][k])); }
     if (WRITE_Y) yr[w] = ov;
   }
   if (!FP8) return;
