@@ -112,6 +112,8 @@ class Pool<I> implements WorkerPool<I> {
   readonly gate: CreditGate;
   private readonly slots: WorkerSlot[];
   private readonly inFlight = new Map<number, { slot: WorkerSlot; job: Job<I> }>();
+  /** Batches in `inFlight` per slot index: the credit gate asks for them at every item read, so they are counted, not searched. */
+  private readonly loads: number[];
   private readonly queue: Job<I>[] = [];
   private nextBatchId = 1;
   /** Batches that came back embedded, on any worker (evidence that the workers can embed). */
@@ -158,6 +160,7 @@ class Pool<I> implements WorkerPool<I> {
       onExit: (slot: WorkerSlot, reason: string, initError: WorkerError | null) => this.onExit(slot, reason, initError),
     };
     this.slots = devices.map((device, index) => new WorkerSlot(index, device, config, hooks));
+    this.loads = this.slots.map(() => 0);
     this.gate = {
       isOpen: () => this.fatal === null && !this.closing && this.freeCredit() > 0,
       changes: this.creditChanged$.asObservable(),
@@ -246,9 +249,19 @@ class Pool<I> implements WorkerPool<I> {
   }
 
   private slotLoad(slot: WorkerSlot): number {
-    let load = 0;
-    for (const entry of this.inFlight.values()) if (entry.slot === slot) load++;
-    return load;
+    return this.loads[slot.index];
+  }
+
+  private addInFlight(batchId: number, slot: WorkerSlot, job: Job<I>): void {
+    this.inFlight.set(batchId, { slot, job });
+    this.loads[slot.index]++;
+  }
+
+  private removeInFlight(batchId: number): void {
+    const entry = this.inFlight.get(batchId);
+    if (!entry) return;
+    this.inFlight.delete(batchId);
+    this.loads[entry.slot.index]--;
   }
 
   /** Hands queued batches to workers with credit, least-loaded first (work stealing by pull). */
@@ -271,7 +284,7 @@ class Pool<I> implements WorkerPool<I> {
       if (!best) break;
       const [job] = this.queue.splice(at, 1);
       const batchId = this.nextBatchId++;
-      this.inFlight.set(batchId, { slot: best, job });
+      this.addInFlight(batchId, best, job);
       best.send({ type: 'embed', batchId, items: job.items.map((item) => item.value) });
     }
     this.creditChanged$.next();
@@ -297,7 +310,7 @@ class Pool<I> implements WorkerPool<I> {
     slot.addModelCounters(message.counters);
     const entry = this.inFlight.get(message.batchId);
     if (!entry || entry.slot !== slot) return;
-    this.inFlight.delete(message.batchId);
+    this.removeInFlight(message.batchId);
     if (slot.currentBatch === message.batchId) slot.currentBatch = null;
     const { job } = entry;
     if (message.type === 'result') {
@@ -376,7 +389,7 @@ class Pool<I> implements WorkerPool<I> {
     if (this.closing) return;
     const lost = [...this.inFlight.entries()].filter(([, entry]) => entry.slot === slot);
     for (const [batchId, { job }] of lost) {
-      this.inFlight.delete(batchId);
+      this.removeInFlight(batchId);
       // Only the batch the worker was computing is blamed; the ones waiting behind it are innocent.
       if (batchId === slot.currentBatch) {
         slot.counters.failures++;
@@ -461,7 +474,7 @@ class Pool<I> implements WorkerPool<I> {
     this.fatal = error;
     for (const job of this.queue.splice(0)) job.fail(error);
     for (const [batchId, { job }] of this.inFlight) {
-      this.inFlight.delete(batchId);
+      this.removeInFlight(batchId);
       job.fail(error);
     }
     for (const slot of this.slots) slot.kill('pool failed');
