@@ -96,7 +96,7 @@ export interface Esm2TensorReader {
    * The named tensors' data, read now (each read once: its host memory is the caller's to drop), into
    * `allocate`'s buffers where the reader reads from a file (@virnucpro/ops uploadBuffers).
    */
-  read(names: readonly CanonicalName[], allocate?: (byteLength: number) => ArrayBuffer): Promise<Map<CanonicalName, TensorData>>;
+  read(names: readonly CanonicalName[], allocate?: (byteLength: number) => Uint8Array): Promise<Map<CanonicalName, TensorData>>;
 }
 
 /**
@@ -125,7 +125,7 @@ export async function uploadEsm2Weights(config: Esm2Config, reader: Esm2TensorRe
       const tensors = await reads.get(i)!;
       reads.delete(i);
       layers.push(createLayerWeights(config, i, (name) => tensors.get(name)!, tensors.get(`layers.${i}.self_attn.rot_emb.inv_freq`) ?? shared));
-      for (const t of tensors.values()) buffers.release(t.data.buffer as ArrayBuffer);
+      for (const t of tensors.values()) buffers.release(t.data);
     }
     const outer = await reader.read(['embed_tokens.weight', 'emb_layer_norm_after.weight', 'emb_layer_norm_after.bias']);
     return { ...createOuterWeights((name) => outer.get(name)!), layers };

@@ -75,16 +75,18 @@ describe('ESM-2 weights read as they are uploaded', () => {
   it("reads each layer into the backend's upload buffers and gives every one back once the layer's tensors exist", async () => {
     // The cpu backend, lent the upload-buffer methods a GPU backend has (@virnucpro/ops uploadBuffers).
     const backend = tf.backend() as unknown as Record<string, unknown>;
+    // Each buffer a view at an offset of a larger block, as the cuda backend cuts them; known by that block.
     const allocated = new Set<ArrayBuffer>();
     const released: ArrayBuffer[] = [];
     const tensorsAtRelease: number[] = [];
     backend.uploadBuffer = (bytes: number) => {
-      const buffer = new ArrayBuffer(bytes);
-      allocated.add(buffer);
-      return buffer;
+      const view = new Uint8Array(bytes + 512).subarray(256, 256 + bytes);
+      allocated.add(view.buffer);
+      return view;
     };
-    backend.releaseUploadBuffer = (buffer: ArrayBuffer) => {
-      released.push(buffer);
+    backend.releaseUploadBuffer = (view: ArrayBufferView) => {
+      expect(view.byteOffset).toBe(256); // given back from the buffer's first byte
+      released.push(view.buffer as ArrayBuffer);
       tensorsAtRelease.push(tf.memory().numTensors);
     };
     let closedAfter = -1;

@@ -523,13 +523,13 @@ export class CudaBackend extends KernelBackend {
    * Host memory to read data into that is uploaded next (@virnucpro/ops uploadBuffers): page-locked, so that a tensor
    * made from it goes up as a DMA queued on the stream. Give it back with releaseUploadBuffer once its tensors are made.
    */
-  uploadBuffer(bytes: number): ArrayBuffer {
-    return this.pageLocked ? this.pageLocked.allocate(bytes) : new ArrayBuffer(bytes);
+  uploadBuffer(bytes: number): Uint8Array {
+    return this.pageLocked ? this.pageLocked.allocate(bytes) : new Uint8Array(bytes);
   }
 
-  /** Gives an uploadBuffer back; its memory is reused once the copies queued from it have run. */
-  releaseUploadBuffer(buffer: ArrayBuffer): void {
-    this.pageLocked?.release(buffer, this.stream);
+  /** Gives an uploadBuffer back (it, or a view from its first byte); its memory is reused once the copies queued from it have run. */
+  releaseUploadBuffer(view: ArrayBufferView): void {
+    this.pageLocked?.release(view, this.stream);
   }
 
   /** No more uploadBuffers for now (a model is loaded): the page-locked memory whose buffers all came back is freed. */

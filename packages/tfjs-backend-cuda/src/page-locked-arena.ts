@@ -3,8 +3,11 @@
 // own buffer on the calling thread: ESM-2 3B's 5.7 GB took ~1.2 s of a GPU worker's start that way, and copying into
 // page-locked memory first took as long (docs/benchmarks/scaling.md). Read straight from the file into these buffers,
 // the copy out of the page cache runs on libuv's threads and the worker's thread only queues the DMA.
-// Buffers are cut from blocks of `blockBytes`; a block is used again once every buffer cut from it was released and
-// the copies queued from them before their release have run (an event recorded at the release).
+// Buffers are byte views cut from blocks of `blockBytes`, each block one ArrayBuffer over its memory: V8 counts an
+// external ArrayBuffer's bytes towards its next full collection, and one per tensor (ESM-2 3B: ~600, 5.7 GB) had it
+// collect the whole heap ~70 times during a load (26–39 % of the upload's time on an H200). A block is used again
+// once every buffer cut from it was released and the copies queued from them before their release have run (an
+// event recorded at the release).
 import type { CudaDriver, Handle } from './cuda-driver.js';
 
 export type PageLockedDriver = Pick<CudaDriver, 'mallocHost' | 'freeHost' | 'createEvent' | 'record' | 'eventDone' | 'eventSynchronize' | 'destroyEvent'>;
@@ -12,10 +15,12 @@ export type PageLockedDriver = Pick<CudaDriver, 'mallocHost' | 'freeHost' | 'cre
 interface Block {
   ptr: bigint;
   bytes: number;
+  /** The block's memory, viewed once. */
+  memory: ArrayBuffer;
   /** Next free offset. */
   used: number;
-  /** Buffers cut from it and not yet released. */
-  live: number;
+  /** Offsets of the buffers cut from it and not yet released. */
+  live: Set<number>;
   /** Recorded at the last release: the copies from the block are queued before it. */
   event: Handle | undefined;
 }
@@ -25,7 +30,8 @@ const ALIGN = 256;
 
 export class PageLockedArena {
   private readonly blocks: Block[] = [];
-  private readonly owners = new WeakMap<ArrayBuffer, { block: Block; ptr: bigint }>();
+  /** Each block's memory → the block (a buffer's `.buffer` is its block's memory). */
+  private readonly owners = new WeakMap<ArrayBuffer, Block>();
   private current: Block | undefined;
 
   constructor(
@@ -35,10 +41,11 @@ export class PageLockedArena {
   ) {}
 
   /**
-   * A page-locked buffer of `bytes` (a block of its own when larger than a block); a plain ArrayBuffer when the driver
-   * will not pin more (its upload is then the pageable copy, the same bytes).
+   * A page-locked buffer of `bytes` (a block of its own when larger than a block): a view at an aligned offset of its
+   * block's memory. A plain Uint8Array when the driver will not pin more (its upload is then the pageable copy, the
+   * same bytes).
    */
-  allocate(bytes: number): ArrayBuffer {
+  allocate(bytes: number): Uint8Array {
     const size = Math.max(ALIGN, Math.ceil(bytes / ALIGN) * ALIGN);
     let block = this.current;
     if (!block || block.used + size > block.bytes) {
@@ -48,35 +55,31 @@ export class PageLockedArena {
         try {
           block = this.newBlock(Math.max(size, this.blockBytes));
         } catch {
-          return new ArrayBuffer(bytes);
+          return new Uint8Array(bytes);
         }
       }
       this.current = block;
     }
-    const ptr = block.ptr + BigInt(block.used);
+    const offset = block.used;
     block.used += size;
-    block.live++;
-    const buffer = this.view(ptr, bytes);
-    this.owners.set(buffer, { block, ptr });
-    return buffer;
+    block.live.add(offset);
+    return new Uint8Array(block.memory, offset, bytes);
   }
 
   /** The device-visible address of `view`'s first byte when its memory is one of this arena's buffers. */
   pointerOf(view: ArrayBufferView): bigint | undefined {
-    const owner = this.owners.get(view.buffer as ArrayBuffer);
-    return owner && owner.ptr + BigInt(view.byteOffset);
+    const block = this.owners.get(view.buffer as ArrayBuffer);
+    return block && block.ptr + BigInt(view.byteOffset);
   }
 
   /**
-   * Gives `buffer` back once the copies from it queued on `stream` so far have run; using it after this is a bug
-   * (its memory is handed out again). Buffers not from this arena are ignored.
+   * Gives back the buffer that `view` starts (the one `allocate` returned, or any view from its first byte) once the
+   * copies from it queued on `stream` so far have run; using it after this is a bug (its memory is handed out
+   * again). Views that start no live buffer of this arena (plain memory, a buffer given back already) are ignored.
    */
-  release(buffer: ArrayBuffer, stream: Handle): void {
-    const owner = this.owners.get(buffer);
-    if (!owner) return;
-    this.owners.delete(buffer);
-    const { block } = owner;
-    block.live--;
+  release(view: ArrayBufferView, stream: Handle): void {
+    const block = this.owners.get(view.buffer as ArrayBuffer);
+    if (!block || !block.live.delete(view.byteOffset)) return;
     block.event ??= this.driver.createEvent();
     this.driver.record(block.event, stream);
   }
@@ -86,11 +89,11 @@ export class PageLockedArena {
    * memory: its address, and the buffer to release once that copy is queued. Undefined where the driver will not pin
    * more (the copy is then made from `src` itself).
    */
-  stage(src: ArrayBufferView, bytes: number): { ptr: bigint; buffer: ArrayBuffer } | undefined {
+  stage(src: ArrayBufferView, bytes: number): { ptr: bigint; buffer: Uint8Array } | undefined {
     const buffer = this.allocate(bytes);
-    const ptr = this.owners.get(buffer)?.ptr;
+    const ptr = this.pointerOf(buffer);
     if (ptr === undefined) return undefined;
-    new Uint8Array(buffer, 0, bytes).set(new Uint8Array(src.buffer, src.byteOffset, bytes));
+    buffer.set(new Uint8Array(src.buffer, src.byteOffset, bytes));
     return { ptr, buffer };
   }
 
@@ -102,12 +105,13 @@ export class PageLockedArena {
   freeIdleBlocks(): void {
     for (let i = this.blocks.length - 1; i >= 0; i--) {
       const block = this.blocks[i];
-      if (block.live > 0) continue;
+      if (block.live.size > 0) continue;
       if (block.event) {
         this.driver.eventSynchronize(block.event);
         this.driver.destroyEvent(block.event);
       }
       this.driver.freeHost(block.ptr);
+      this.owners.delete(block.memory);
       this.blocks.splice(i, 1);
       if (this.current === block) this.current = undefined;
     }
@@ -116,13 +120,13 @@ export class PageLockedArena {
   /** A block with no live buffers whose copies have run, emptied; undefined if none fits. */
   private freeBlock(size: number): Block | undefined {
     for (const block of this.blocks) {
-      if (block.live > 0 || block.bytes < size || block === this.current) continue;
+      if (block.live.size > 0 || block.bytes < size || block === this.current) continue;
       if (block.event && !this.driver.eventDone(block.event)) continue;
       block.used = 0;
       return block;
     }
     // Every fitting block still in use: wait for the oldest released one rather than pin more memory.
-    const waiting = this.blocks.find((b) => b.live === 0 && b.bytes >= size && b !== this.current && b.event);
+    const waiting = this.blocks.find((b) => b.live.size === 0 && b.bytes >= size && b !== this.current && b.event);
     if (!waiting) return undefined;
     this.driver.eventSynchronize(waiting.event!);
     waiting.used = 0;
@@ -130,7 +134,9 @@ export class PageLockedArena {
   }
 
   private newBlock(bytes: number): Block {
-    const block: Block = { ptr: this.driver.mallocHost(bytes), bytes, used: 0, live: 0, event: undefined };
+    const ptr = this.driver.mallocHost(bytes);
+    const block: Block = { ptr, bytes, memory: this.view(ptr, bytes), used: 0, live: new Set(), event: undefined };
+    this.owners.set(block.memory, block);
     this.blocks.push(block);
     return block;
   }

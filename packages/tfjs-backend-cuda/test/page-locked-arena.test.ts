@@ -29,36 +29,41 @@ function fakeDriver() {
       recorded.delete(event);
     },
   };
-  /** A view of `bytes` at `ptr`, inside one allocation (as koffi.view gives one). */
+  /** The memory of `bytes` at `ptr`, inside one allocation (as koffi.view gives it); counted: one per block, not per buffer. */
+  const views = { made: 0 };
   const view = (ptr: bigint, bytes: number): ArrayBuffer => {
-    for (const [base, buffer] of memory) {
-      if (ptr >= base && ptr + BigInt(bytes) <= base + BigInt(buffer.byteLength)) return new ArrayBuffer(bytes);
-    }
-    throw new Error('a view outside page-locked memory');
+    views.made++;
+    const buffer = memory.get(ptr);
+    if (buffer && bytes <= buffer.byteLength) return buffer;
+    throw new Error('a view that is not a whole page-locked block');
   };
-  return { driver, view, calls, runStream: () => recorded.clear() };
+  return { driver, view, views, calls, runStream: () => recorded.clear() };
 }
 
 describe('PageLockedArena', () => {
-  it('cuts aligned, disjoint buffers from its blocks and knows the address of a view into one', () => {
-    const { driver, view } = fakeDriver();
+  it('cuts aligned, disjoint buffers from its blocks, views each block once, and knows the address of a view into one', () => {
+    const { driver, view, views } = fakeDriver();
     const arena = new PageLockedArena(driver, view, 4096);
     const a = arena.allocate(100);
     const b = arena.allocate(1000);
-    const pa = arena.pointerOf(new Uint8Array(a))!;
-    const pb = arena.pointerOf(new Uint8Array(b))!;
+    const pa = arena.pointerOf(a)!;
+    const pb = arena.pointerOf(b)!;
     expect(pa % 256n).toBe(0n);
     expect(pb - pa).toBe(256n); // 100 bytes take one 256-byte slot
-    expect(arena.pointerOf(new Int32Array(b, 8, 2))).toBe(pb + 8n);
+    expect(b.byteOffset % 256).toBe(0);
+    expect(arena.pointerOf(new Int32Array(b.buffer, b.byteOffset + 8, 2))).toBe(pb + 8n);
     expect(arena.pointerOf(new Uint8Array(new ArrayBuffer(8)))).toBeUndefined();
     expect(a.byteLength).toBe(100);
+    expect(a.buffer).toBe(b.buffer); // one ArrayBuffer a block: V8 sees one external allocation, not one a tensor
+    for (let i = 0; i < 10; i++) arena.allocate(100);
+    expect(views.made).toBe(1);
   });
 
   it('hands a block out again only once its buffers are released and the copies queued before have run', () => {
     const { driver, view, calls, runStream } = fakeDriver();
     const arena = new PageLockedArena(driver, view, 4096);
     const first = [arena.allocate(2048), arena.allocate(2048)]; // block 1, full
-    const blockOne = arena.pointerOf(new Uint8Array(first[0]));
+    const blockOne = arena.pointerOf(first[0]);
     const second = arena.allocate(2048); // block 2
     expect(calls.mallocHost).toBe(2);
     for (const buffer of first) arena.release(buffer, 0n);
@@ -67,7 +72,7 @@ describe('PageLockedArena', () => {
     const reused = arena.allocate(2048);
     expect(calls.mallocHost).toBe(2);
     expect(calls.waits).toBe(1);
-    expect(arena.pointerOf(new Uint8Array(reused))).toBe(blockOne);
+    expect(arena.pointerOf(reused)).toBe(blockOne);
     // With block 2 still live and block 1 in use again, a new block is pinned.
     arena.release(second, 0n);
     runStream();
@@ -75,24 +80,25 @@ describe('PageLockedArena', () => {
     expect(calls.mallocHost).toBe(3);
     // A buffer given back twice, or one that is not the arena's, changes nothing.
     arena.release(second, 0n);
-    arena.release(new ArrayBuffer(16), 0n);
+    arena.release(new Uint8Array(16), 0n);
   });
 
   it('never hands out memory still in use', () => {
     const { driver, view, runStream } = fakeDriver();
     const arena = new PageLockedArena(driver, view, 8192);
-    const live = new Map<ArrayBuffer, [bigint, bigint]>();
+    const live = new Map<Uint8Array, [bigint, bigint]>();
     let seed = 3;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let step = 0; step < 2000; step++) {
       if (live.size > 0 && rand() < 0.45) {
         const victim = [...live.keys()][Math.floor(rand() * live.size)];
-        arena.release(victim, 0n);
+        // Given back as the tensor made from it is (a typed view from its first byte), or as handed out.
+        arena.release(rand() < 0.5 ? victim : new Uint16Array(victim.buffer, victim.byteOffset, victim.byteLength >> 1), 0n);
         live.delete(victim);
       } else {
         const bytes = 1 + Math.floor(rand() * 5000);
         const buffer = arena.allocate(bytes);
-        const start = arena.pointerOf(new Uint8Array(buffer))!;
+        const start = arena.pointerOf(buffer)!;
         const end = start + BigInt(bytes);
         for (const [s, e] of live.values()) expect(start < e && s < end).toBe(false);
         live.set(buffer, [start, end]);
@@ -110,7 +116,7 @@ describe('PageLockedArena', () => {
     arena.freeIdleBlocks();
     expect(calls.freed.length).toBe(1);
     expect(calls.waits).toBe(1); // block 1's copies waited for before its memory went back
-    expect(arena.pointerOf(new Uint8Array(stillOut))).toBeDefined();
+    expect(arena.pointerOf(stillOut)).toBeDefined();
     arena.allocate(100); // pins again
     expect(calls.mallocHost).toBe(3);
   });
@@ -121,7 +127,7 @@ describe('PageLockedArena', () => {
     const arena = new PageLockedArena(refusing, view, 1024);
     const buffer = arena.allocate(300);
     expect(buffer.byteLength).toBe(300);
-    expect(arena.pointerOf(new Uint8Array(buffer))).toBeUndefined();
+    expect(arena.pointerOf(buffer)).toBeUndefined();
     expect(() => arena.release(buffer, 0n)).not.toThrow();
     expect(() => arena.freeIdleBlocks()).not.toThrow();
   });
@@ -132,8 +138,8 @@ describe('PageLockedArena', () => {
     const ids = Int32Array.from({ length: 300 }, (_, i) => i * 7 - 5);
     const src = ids.subarray(10, 260); // a view: its own offset into a larger buffer
     const staged = arena.stage(src, src.byteLength)!;
-    expect(arena.pointerOf(new Uint8Array(staged.buffer))).toBe(staged.ptr);
-    expect(Array.from(new Int32Array(staged.buffer, 0, 250))).toEqual(Array.from(src));
+    expect(arena.pointerOf(staged.buffer)).toBe(staged.ptr);
+    expect(Array.from(new Int32Array(staged.buffer.buffer, staged.buffer.byteOffset, 250))).toEqual(Array.from(src));
     arena.release(staged.buffer, 0n);
     // Staged and released batch after batch, two blocks in turn, once each block's copies have run.
     for (let batch = 0; batch < 20; batch++) {

@@ -51,15 +51,17 @@ export class SafetensorsFile {
   }
 
   /**
-   * One tensor's data, read now into a fresh ArrayBuffer, or into `allocate(byteLength)`'s (e.g. memory a GPU
-   * uploads from without a copy); its offset 0 must be aligned for the element type, as a fresh one is.
+   * One tensor's data, read now into fresh memory, or into `allocate(byteLength)`'s view of exactly that many bytes
+   * (e.g. memory a GPU uploads from without a copy, cut from a larger buffer); its offset must be aligned for the
+   * element type. The data is a view of those bytes.
    */
-  async readTensor(name: string, allocate: (byteLength: number) => ArrayBuffer = (n) => new ArrayBuffer(n)): Promise<TensorData> {
+  async readTensor(name: string, allocate: (byteLength: number) => Uint8Array = (n) => new Uint8Array(n)): Promise<TensorData> {
     const entry = this.entries.get(name);
     if (!entry) throw new Error(`${this.path}: no tensor named "${name}"`);
-    const buffer = allocate(entry.byteLength);
-    await readExactly(this.handle, new Uint8Array(buffer), entry.fileOffset, `${this.path}: tensor "${name}"`);
-    const data = typedArrayFor(entry.dtype, buffer, 0, entry.byteLength / bytesPerElement(entry.dtype));
+    const bytes = allocate(entry.byteLength);
+    if (bytes.byteLength !== entry.byteLength) throw new Error(`${this.path}: tensor "${name}": allocate(${entry.byteLength}) gave ${bytes.byteLength} bytes`);
+    await readExactly(this.handle, bytes, entry.fileOffset, `${this.path}: tensor "${name}"`);
+    const data = typedArrayFor(entry.dtype, bytes.buffer as ArrayBuffer, bytes.byteOffset, entry.byteLength / bytesPerElement(entry.dtype));
     return { dtype: entry.dtype, shape: [...entry.shape], data };
   }
 

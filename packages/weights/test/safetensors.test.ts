@@ -77,11 +77,16 @@ describe('readSafetensors on Python-written fixtures', () => {
       expect(file.names.length).toBe(28);
       const t = await file.readTensor('embeddings.word_embeddings.weight');
       expect(t.shape).toEqual([4096, 64]);
-      // Into the caller's memory (a GPU's page-locked buffer): the same values, in the buffer it was handed.
-      const given: ArrayBuffer[] = [];
-      const into = await file.readTensor('embeddings.word_embeddings.weight', (bytes) => given[given.push(new ArrayBuffer(bytes)) - 1]);
-      expect(into.data.buffer).toBe(given[0]);
+      // Into the caller's memory (a GPU's page-locked buffer, cut at an offset of a larger block): the same values,
+      // in the bytes it was handed, and nothing outside them written.
+      const block = new Uint8Array(3 * 4096 * 64 * 4).fill(7);
+      const given: Uint8Array[] = [];
+      const into = await file.readTensor('embeddings.word_embeddings.weight', (bytes) => given[given.push(block.subarray(512, 512 + bytes)) - 1]);
+      expect(into.data.buffer).toBe(block.buffer);
+      expect(into.data.byteOffset).toBe(512);
       expect(Array.from(into.data as Float32Array)).toEqual(Array.from(t.data as Float32Array));
+      expect(block.subarray(0, 512).every((b) => b === 7) && block.subarray(512 + given[0].byteLength).every((b) => b === 7)).toBe(true);
+      await expect(file.readTensor('embeddings.word_embeddings.weight', (bytes) => new Uint8Array(bytes + 4))).rejects.toThrow(/gave \d+ bytes/);
       await expect(file.readTensor('nope')).rejects.toThrow(/no tensor named "nope"/);
     } finally {
       await file.close();
