@@ -7,6 +7,8 @@
 set -euo pipefail
 # The CLI starts `embed dnabert`'s model thread from ./embed-worker.js beside its code: it goes with the CLI's entry.
 case " $* " in *virnucpro-entry.ts*) set -- "$@" packages/cli/src/commands/embed-worker.ts;; esac
+# predict's workers import ./features-worker-prepare.js (the backend's start begun while the models' code loads) first.
+case " $* " in *packages/predict/src/features-worker.ts*) set -- "$@" packages/predict/src/features-worker-prepare.ts;; esac
 out=.bundle
 rm -rf "$out"; mkdir -p "$out/node_modules/webgpu/dist/linux-x64" "$out/wasm"
 cp node_modules/webgpu/index.js node_modules/webgpu/package.json "$out/node_modules/webgpu/"
@@ -27,8 +29,9 @@ npx esbuild "$@" --bundle --splitting --platform=node --format=esm --minify-whit
 npx esbuild packages/dnabert/src/bpe-worker.ts --bundle --platform=node --format=esm --target=node20 \
   --conditions=@virnucpro/source --outfile="$out/bpe-worker.js" --log-level=warning
 echo '{ "type": "module" }' > "$out/package.json"
-# The worker modules loaded by path (predict's ./features-worker.js, the CLI's ./embed-worker.js) under the name the code asks for.
-for w in features-worker embed-worker; do [ ! -f "$out/$w.mjs" ] || cp "$out/$w.mjs" "$out/$w.js"; done
+# The worker modules loaded by path (predict's ./features-worker.js and ./features-worker-prepare.js, the CLI's
+# ./embed-worker.js) under the name the code asks for.
+for w in features-worker features-worker-prepare embed-worker; do [ ! -f "$out/$w.mjs" ] || cp "$out/$w.mjs" "$out/$w.js"; done
 # yargs stays outside the bundle when an entry needs it: the cli loads its CommonJS build through createRequire
 # (see packages/cli/src/main.ts), which esbuild cannot follow.
 if grep -q "yargs/yargs" "$out"/*.mjs; then

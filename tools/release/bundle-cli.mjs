@@ -28,6 +28,8 @@ export async function bundleCli({ out, wasm }) {
     entryPoints: {
       virnucpro: join(root, 'packages/cli/src/main.ts'),
       'features-worker': join(root, 'packages/predict/src/features-worker.ts'),
+      // What predict's workers import first, beside features-worker.js (the backend's start begun while it loads).
+      'features-worker-prepare': join(root, 'packages/predict/src/features-worker-prepare.ts'),
       // `embed`'s model thread (VIRNUCPRO_EMBED_THREAD=1), loaded by its path beside the CLI's code.
       'embed-worker': join(root, 'packages/cli/src/commands/embed-worker.ts'),
       // @virnucpro/dnabert's BpePool looks for it beside its own code, as predict looks for features-worker.js.

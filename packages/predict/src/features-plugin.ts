@@ -14,13 +14,15 @@ export interface FeaturesWorkerOptions extends FeatureModelPaths {
 
 /**
  * The feature model as a runtime worker plugin: each worker loads this package's `features-worker.js` by its path
- * (beside this file, also in a bundle that keeps the two side by side) and builds the model from `options`.
+ * (beside this file, also in a bundle that keeps the two side by side) and builds the model from `options`, having
+ * begun its backend's start with `features-worker-prepare.js` (beside it too) while that code loads.
  */
 export function featuresWorkerPlugin(options: FeaturesWorkerOptions): WorkerPluginSpec {
   const { esm, dnabert, mlp, mlpThreads, withFeatures } = options;
   return {
     module: fileURLToPath(new URL('./features-worker.js', import.meta.url)),
     export: 'featuresWorkerFactory',
+    prepare: { module: fileURLToPath(new URL('./features-worker-prepare.js', import.meta.url)), export: 'prepareWorkerCompute' },
     options: { esm, dnabert, ...(mlp !== undefined ? { mlp } : {}), ...(mlpThreads !== undefined ? { mlpThreads } : {}), ...(withFeatures ? { withFeatures } : {}) },
   };
 }

@@ -9,6 +9,12 @@ export interface WorkerPluginSpec {
   export: string;
   /** Passed verbatim to the factory; must survive structured cloning. */
   options: unknown;
+  /**
+   * A small module the worker imports and calls (`prepare[export](ctx)`, the factory's context) before it imports
+   * `module`: work that can go on while the model's code loads, such as a GPU driver's start. Not awaited; a failure
+   * here is ignored (the factory meets it again and reports it).
+   */
+  prepare?: { module: string; export: string };
 }
 
 /** The device one worker process is bound to. */

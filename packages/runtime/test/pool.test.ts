@@ -1,9 +1,12 @@
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { PoisonItemError, WorkerPoolError, cpuWorkerDevices, inProcessDevice, runEmbedding, startPool, type PoolEvent } from '../src/index.js';
 import { hashVector } from './fixtures/hash-model.mjs';
 import { asyncItems, collect, hashModel, makeSequences, outputBytes, tempDir } from './helpers.js';
+
+const PREPARE_FIXTURE = fileURLToPath(new URL('./fixtures/prepare.mjs', import.meta.url));
 
 const DIM = 8;
 const PACK = { tokenBudget: 160, window: 24 };
@@ -210,6 +213,23 @@ describe('worker pool + runEmbedding', () => {
     await expect(startPool({ model: { module: '/nonexistent/model.mjs', export: 'x', options: {} }, devices: cpuWorkerDevices(1) })).rejects.toThrow(
       WorkerPoolError,
     );
+  });
+
+  it("imports and calls the plugin's prepare before its module, with the factory's context; a prepare that fails changes nothing", async () => {
+    const prepare = (name: string) => ({ module: PREPARE_FIXTURE, export: name });
+    const pool = await startPool<string>({ model: { ...hashModel({ dim: DIM, describe: true }), prepare: prepare('notePrepared') }, devices: cpuWorkerDevices(2), compute: { backend: 'cpu' } });
+    try {
+      expect(pool.telemetry().map((t) => t.info?.prepared)).toEqual([
+        { workerIndex: 0, compute: { backend: 'cpu' }, device: 'cpu:0' },
+        { workerIndex: 1, compute: { backend: 'cpu' }, device: 'cpu:1' },
+      ]);
+    } finally {
+      await pool.close();
+    }
+    for (const failing of ['failToPrepare', 'rejectToPrepare', 'noSuchExport']) {
+      const { results } = await embedAll(items.slice(0, 20), {}, { model: { ...hashModel({ dim: DIM }), prepare: prepare(failing) } });
+      expect(results.map((r) => Array.from(r.vector))).toEqual(expected.slice(0, 20));
+    }
   });
 
   it('gives up after maxRestarts consecutive crashes instead of looping forever', async () => {

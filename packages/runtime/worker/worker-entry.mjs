@@ -48,18 +48,30 @@ function moduleUrl(spec) {
   return spec; // package name or URL
 }
 
+/** The plugin's `prepare` begun (not awaited: it runs while the model's code loads); its failures are the factory's to meet. */
+async function prepare(spec, ctx) {
+  try {
+    const mod = await import(moduleUrl(spec.module));
+    Promise.resolve(mod[spec.export]?.(ctx)).catch(() => {});
+  } catch {
+    // nothing prepared: the factory starts everything itself
+  }
+}
+
 async function init(message) {
   const { spec, device, compute, workerIndex, heartbeatIntervalMs } = message;
   // Heartbeats come from the event loop: if a batch blocks it (or hangs), they stop and the pool
   // restarts us after its heartbeat timeout.
   setInterval(() => send({ type: 'heartbeat' }), heartbeatIntervalMs).unref();
+  const ctx = { device, ...(compute === undefined ? {} : { compute }), workerIndex };
+  if (spec.prepare) await prepare(spec.prepare, ctx);
   try {
     const mod = await import(moduleUrl(spec.module));
     const factory = mod[spec.export];
     if (typeof factory !== 'function') {
       throw new Error(`model plugin '${spec.module}' has no exported function '${spec.export}'`);
     }
-    model = await factory(spec.options, { device, ...(compute === undefined ? {} : { compute }), workerIndex });
+    model = await factory(spec.options, ctx);
     if (!model || !Number.isInteger(model.dim) || model.dim <= 0 || typeof model.embed !== 'function') {
       throw new Error(`model plugin '${spec.module}#${spec.export}' returned no valid model (needs dim and embed)`);
     }
