@@ -99,6 +99,23 @@ export class CudaDriver {
     this.check(name, this.fn[name](...args));
   }
 
+  /** `call` on one of libuv's threads: settles with the status checked, this thread free meanwhile. */
+  private callAsync(name: string, ...args: unknown[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.fn[name].async(...args, (error: unknown, code: number) => {
+        if (error) reject(error as Error);
+        else {
+          try {
+            this.check(name, code);
+            resolve();
+          } catch (failed) {
+            reject(failed as Error);
+          }
+        }
+      });
+    });
+  }
+
   private handleOut(name: string, ...args: unknown[]): Handle {
     this.u64[0] = 0n;
     this.call(name, this.u64, ...args);
@@ -116,19 +133,7 @@ export class CudaDriver {
 
   /** init() on one of libuv's threads: cuInit takes 0.5–1 s with several GPUs, and this thread may do other work meanwhile. */
   initAsync(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.fn.cuInit.async(0, (error: unknown, code: number) => {
-        if (error) reject(error as Error);
-        else {
-          try {
-            this.check('cuInit', code);
-            resolve();
-          } catch (failed) {
-            reject(failed as Error);
-          }
-        }
-      });
-    });
+    return this.callAsync('cuInit', 0);
   }
 
   deviceCount(): number {
@@ -165,19 +170,7 @@ export class CudaDriver {
   retainPrimaryContextAsync(ordinal: number): Promise<void> {
     const device = this.intOut('cuDeviceGet', ordinal);
     const context = new BigUint64Array(1); // its own: the call writes it from another thread
-    return new Promise((resolve, reject) => {
-      this.fn.cuDevicePrimaryCtxRetain.async(context, device, (error: unknown, code: number) => {
-        if (error) reject(error as Error);
-        else {
-          try {
-            this.check('cuDevicePrimaryCtxRetain', code);
-            resolve();
-          } catch (failed) {
-            reject(failed as Error);
-          }
-        }
-      });
-    });
+    return this.callAsync('cuDevicePrimaryCtxRetain', context, device);
   }
 
   /** Makes the device's primary context current on this thread (the one JS thread) and returns it. */
